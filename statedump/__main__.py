@@ -1,0 +1,5 @@
+"""`python -m statedump`."""
+
+from statedump.cli import main
+
+main()

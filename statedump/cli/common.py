@@ -1,0 +1,54 @@
+"""Options and output helpers that every command shares."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from statedump.store import Store
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def store_option(func: F) -> F:
+    """`--store PATH` (else $STATEDUMP_STORE, else the work tree around here)."""
+    return click.option(
+        "--store",
+        "store_path",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="The store (default: $STATEDUMP_STORE, else the git work tree around here).",
+    )(func)
+
+
+def session_option(func: F) -> F:
+    """`-s/--session ID` (else the only or most recent active session)."""
+    return click.option("-s", "--session", "session", help="Session id (default: the only or most recent active one).")(func)
+
+
+def json_option(func: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(func)
+
+
+def open_store(store_path: Path | None) -> Store:
+    return Store.find(store_path)
+
+
+def print_json(data: Any) -> None:
+    """JSON to stdout, stable key order, UTF-8."""
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str, allow_nan=False))
+
+
+def safe(text: str) -> str:
+    """Text for the terminal with control characters shown, never sent raw."""
+    from statedump.render.markup import visible
+
+    return visible(text)
+
+
+def stdout_is_terminal() -> bool:
+    return sys.stdout.isatty()

@@ -1,0 +1,42 @@
+"""`statedump render`: the state document."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from statedump.cli.common import open_store, session_option, store_option
+
+
+@click.command()
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["markdown", "terminal"]),
+    default=None,
+    help="Markdown (default when not a terminal) or drawn for a terminal.",
+)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the Markdown to this file instead of printing.")
+@click.option("--at", "rev", help="The state as of a commit, dump tag or date.")
+@store_option
+@session_option
+def render(fmt: str | None, out: Path | None, rev: str | None, store_path: Path | None, session: str | None) -> None:
+    """Print the state document: Goal, Instructions, Discoveries, Accomplished, and the rest."""
+    from statedump.render import render_markdown
+
+    store = open_store(store_path)
+    sid = store.pick_session(session, rev)
+    state = store.load(sid, rev)
+    if out is not None:
+        out.write_text(render_markdown(state), encoding="utf-8")
+        click.echo(f"wrote {out}")
+        return
+    if fmt == "terminal":
+        from rich.console import Console
+
+        from statedump.render.terminal import print_terminal
+
+        print_terminal(state, Console())
+        return
+    click.echo(render_markdown(state), nl=False)

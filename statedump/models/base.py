@@ -1,0 +1,130 @@
+"""The fields every record shares, and the typed links between records.
+
+Models are pure data: no file, git or terminal access happens here.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Annotated, ClassVar, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+
+ID_MAX = 64
+_ID_RE = re.compile(r"^[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?$")
+# Windows device names stay reserved even with an extension, and a store may be
+# cloned onto Windows, so they are refused everywhere.
+_RESERVED = {"con", "prn", "aux", "nul", "clock$"} | {f"com{i}" for i in range(10)} | {f"lpt{i}" for i in range(10)}
+
+
+def id_problem(value: str) -> str | None:
+    """Say what is wrong with a record or session id, or None when it is safe."""
+    if not value:
+        return "an id cannot be empty"
+    if len(value) > ID_MAX:
+        return f"an id is at most {ID_MAX} characters (this one has {len(value)})"
+    if "/" in value or "\\" in value or ".." in value:
+        return "an id cannot contain '/', '\\' or '..'"
+    if not _ID_RE.match(value):
+        return "an id uses lowercase letters, digits, '-', '_' and '.', and starts and ends with a letter or digit"
+    if value.split(".")[0] in _RESERVED:
+        return f"'{value}' is a reserved file name on some systems"
+    return None
+
+
+def _check_id(value: str) -> str:
+    problem = id_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+RecordId = Annotated[str, AfterValidator(_check_id)]
+"""A readable slug, safe as a file name: lowercase, no '/', no '..', at most 64 characters."""
+
+
+class Model(BaseModel):
+    """Base for every statedump model: unknown fields are errors, assignment is checked."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, use_attribute_docstrings=True)
+
+
+RELATIONS = (
+    "evidence",
+    "prompted_by",
+    "supersedes",
+    "enforces",
+    "produced_by",
+    "relates_to",
+    "blocks",
+)
+"""The typed links, in the order they are written."""
+
+Relation = Literal["evidence", "prompted_by", "supersedes", "enforces", "produced_by", "relates_to", "blocks"]
+
+
+class Links(Model):
+    """Typed links from this record to others in the same session, by id."""
+
+    evidence: list[RecordId] = Field(default_factory=list)
+    """Records that support this one: discoveries, benchmarks, compatibility cells."""
+    prompted_by: list[RecordId] = Field(default_factory=list)
+    """What caused this record, usually the user's instruction."""
+    supersedes: list[RecordId] = Field(default_factory=list)
+    """Records this one replaces."""
+    enforces: list[RecordId] = Field(default_factory=list)
+    """Commands this record is applied by (decisions say the exact flag in `enforces`)."""
+    produced_by: list[RecordId] = Field(default_factory=list)
+    """The command that produced this result."""
+    relates_to: list[RecordId] = Field(default_factory=list)
+    """Any other related record."""
+    blocks: list[RecordId] = Field(default_factory=list)
+    """Records that cannot go on until this one is done."""
+
+    def pairs(self) -> list[tuple[str, str]]:
+        """Every (relation, target id) pair, in a stable order."""
+        return [(rel, target) for rel in RELATIONS for target in getattr(self, rel)]
+
+
+class RecordBase(Model):
+    """The fields every record has. Each kind adds its own and closes its status set."""
+
+    KIND: ClassVar[str] = ""
+    STATUSES: ClassVar[tuple[str, ...]] = ()
+
+    id: RecordId
+    """Readable slug, unique within the session, e.g. `bf16-kv-cache`."""
+    kind: str
+    """The record kind; fixed per model."""
+    title: str = Field(min_length=1, max_length=300)
+    """One line that says what the record is."""
+    status: str
+    """Where the record stands; each kind has a closed set."""
+    at: datetime | None = None
+    """When it happened in the session (ISO 8601)."""
+    source: str | None = None
+    """Where it came from: `msg 6007`, a transcript uuid, a file, a URL."""
+    tags: list[str] = Field(default_factory=list)
+    """Free labels for filtering."""
+    links: Links = Field(default_factory=Links)
+    """Typed links to other records of the session."""
+    body: str | None = None
+    """Longer Markdown text."""
+
+    @field_validator("at")
+    @classmethod
+    def _aware(cls, value: datetime | None) -> datetime | None:
+        # A hand-written `at: 2026-03-02 14:05` has no zone; statedump keeps UTC.
+        return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
+
+    def link_pairs(self) -> list[tuple[str, str]]:
+        """Every link of this record as (relation, target id), including kind-specific ones."""
+        return self.links.pairs()
+
+    def text_fields(self) -> list[str]:
+        """Every free text of the record, for search and for secret redaction checks."""
+        out = [self.title]
+        if self.body:
+            out.append(self.body)
+        return out

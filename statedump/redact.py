@@ -1,0 +1,87 @@
+"""Secret redaction, applied to every record before it reaches disk.
+
+Redaction keeps the shape of what it hides (`HF_TOKEN=<redacted>`,
+`--api-key <redacted>`, `https://user:<redacted>@host`) so commands stay readable
+and a reader can see that something was there.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+MARK = "<redacted>"
+
+_SECRET_NAME = r"[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|PRIVATE_KEY|_KEY)"  # noqa: S105 - a pattern, not a password
+
+# Order matters: whole blocks and structured forms first, bare token shapes last.
+_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (
+        re.compile(r"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----.*?-----END \1PRIVATE KEY-----", re.S),
+        r"-----BEGIN \1PRIVATE KEY-----" + MARK + r"-----END \1PRIVATE KEY-----",
+    ),
+    (re.compile(r"(?i)\b(authorization\s*[:=]\s*[\"']?)(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{6,}"), r"\1\2 " + MARK),
+    (re.compile(r"(?i)\b(bearer)\s+(?!<redacted>)[A-Za-z0-9._~+/-]{16,}=*"), r"\1 " + MARK),
+    (
+        re.compile(
+            r"(?i)(--(?:api[-_]key|token|password|secret|hf[-_]token|access[-_]token)(?:=|\s+))(?!<redacted>)(\"[^\"]*\"|'[^']*'|[^\s\"']+)"
+        ),
+        r"\1" + MARK,
+    ),
+    (re.compile(r"(?i)(\b(?:export\s+)?" + _SECRET_NAME + r"\s*=\s*)(?!<redacted>)(\"[^\"]*\"|'[^']*'|[^\s\"']+)"), r"\1" + MARK),
+    (re.compile(r"(?i)(\b" + _SECRET_NAME + r"\"?\s*:\s*\"?)(?!<redacted>)([^\s\"',}]{8,})"), r"\1" + MARK),
+    (re.compile(r"(?i)(aws_secret_access_key\s*[=:]\s*)(?!<redacted>)\S+"), r"\1" + MARK),
+    (re.compile(r"\b([a-z][a-z0-9+.-]*://[^\s:/@]+:)(?!<redacted>)[^\s@/]+(@)"), r"\1" + MARK + r"\2"),
+    (re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}"), MARK),
+    (re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"), MARK),
+    (re.compile(r"\bAIza[0-9A-Za-z_-]{35}"), MARK),
+    (re.compile(r"\bhf_[A-Za-z0-9]{30,}"), MARK),
+    (re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})"), MARK),
+    (re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), MARK),
+    (re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), MARK),
+    (re.compile(r"\bxapp-\d-[A-Za-z0-9-]{10,}"), MARK),
+    (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), MARK),
+]
+
+_SECRET_KEY_RE = re.compile(r"(?i)^" + _SECRET_NAME + r"$")
+
+T = TypeVar("T", bound=BaseModel)
+
+
+def redact_text(text: str) -> str:
+    """The text with every secret replaced by `<redacted>`, its surroundings kept."""
+    for pattern, repl in _PATTERNS:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def _walk(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, list):
+        return [_walk(v) for v in value]
+    if isinstance(value, dict):
+        # An environment mapping (`HF_TOKEN: hf_...`) hides its value by the key's name.
+        return {
+            k: (MARK if isinstance(k, str) and _SECRET_KEY_RE.match(k) and isinstance(v, str) and v else _walk(v)) for k, v in value.items()
+        }
+    return value
+
+
+def redact_model(model: T) -> T:
+    """The model with secrets redacted in every text field; the same object when none were found."""
+    data = model.model_dump(mode="python", exclude_unset=False)
+    cleaned = _walk(data)
+    if cleaned == data:
+        return model
+    return type(model).model_validate(cleaned)
+
+
+def find_secrets(text: str) -> list[str]:
+    """The secret-looking spans of a text (for scans of files and history)."""
+    found = []
+    for pattern, _ in _PATTERNS:
+        found += [m.group(0) for m in pattern.finditer(text) if MARK not in m.group(0)]
+    return found

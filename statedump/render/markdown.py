@@ -1,0 +1,255 @@
+"""The state document in Markdown.
+
+The spine is `## Goal`, `## Instructions`, `## Discoveries`, `## Accomplished`, in
+that order, so that any agent that knows the common compaction format reads it;
+then Next steps, Deployment commands, Relevant files / directories, References.
+The same records always render the same bytes: nothing here reads a clock.
+"""
+
+from __future__ import annotations
+
+from statedump.models import (
+    RELATIONS,
+    Benchmark,
+    Command,
+    Compat,
+    Component,
+    Decision,
+    Discovery,
+    File,
+    Goal,
+    Instruction,
+    RecordBase,
+    Reference,
+    Task,
+)
+from statedump.models.state import SessionState
+from statedump.render.markup import bullets, cell, code, fenced, inline, link, paragraphs, table
+
+SPINE = ("Goal", "Instructions", "Discoveries", "Accomplished")
+SECTIONS = (*SPINE, "Next steps", "Deployment commands", "Relevant files / directories", "References")
+
+
+def _tail(record: RecordBase, *extra: str) -> str:
+    """The trailing `— status · source · id` of a list item."""
+    bits = [*extra, record.status]
+    if record.source:
+        bits.append(inline(record.source))
+    bits.append(code(record.id))
+    return " — " + " · ".join(bits)
+
+
+def _item(head: str, record: RecordBase, *extra: str) -> str:
+    text = head + _tail(record, *extra)
+    if record.body:
+        text += "\n\n" + paragraphs(record.body)
+    return text
+
+
+def _number(value: float) -> str:
+    if value == float("inf"):
+        return "inf"
+    return f"{value:,.0f}" if value == int(value) and abs(value) >= 1000 else f"{value:g}"
+
+
+def _header(state: SessionState) -> str:
+    s = state.session
+    lines = [f"# {inline(s.title)}", ""]
+    facts = [f"Session {code(s.id)}"]
+    for label, value in (("model", s.model), ("hardware", s.hardware), ("agent", s.agent), ("repo", s.repo), ("branch", s.branch)):
+        if value:
+            facts.append(f"{label}: {inline(value)}")
+    lines.append(" · ".join(facts))
+    if s.body:
+        lines += ["", paragraphs(s.body)]
+    return "\n".join(lines)
+
+
+def _goal(state: SessionState) -> str:
+    goals = state.of_kind(Goal)
+    if not goals:
+        return "_No goal recorded._"
+    parts = []
+    for g in goals:
+        block = f"**{inline(g.title)}**{_tail(g)}"
+        if g.body:
+            block += "\n\n" + paragraphs(g.body)
+        if g.criteria:
+            block += "\n\nSuccess criteria:\n\n" + bullets([inline(c) for c in g.criteria])
+        parts.append(block)
+    return "\n\n".join(parts)
+
+
+def _instructions(state: SessionState) -> str:
+    items = []
+    for ins in state.of_kind(Instruction):
+        kind = "standing" if ins.standing else "one-off"
+        quote = paragraphs(ins.quote)
+        if "\n" in quote:
+            head = "> " + quote.replace("\n", "\n> ").replace("> \n", ">\n")
+            items.append(head + "\n\n" + inline(ins.title) + _tail(ins, kind))
+        else:
+            items.append(f'"{inline(quote)}" — {inline(ins.title)}{_tail(ins, kind)}')
+    return bullets(items) if items else "_No instructions recorded._"
+
+
+def _findings(state: SessionState) -> list[str]:
+    found = [d for d in state.of_kind(Discovery) if d.status != "ruled-out"]
+    dead = [d for d in state.of_kind(Discovery) if d.status == "ruled-out"]
+    out = []
+    if found:
+        out.append("### Findings\n\n" + bullets([_item(f"**{inline(d.title)}**", d, d.category) for d in found]))
+    if dead:
+        out.append("### Ruled out (do not retry)\n\n" + bullets([_item(f"**{inline(d.title)}**", d) for d in dead]))
+    return out
+
+
+def _compat(rows: list[Compat]) -> str:
+    header = ["Component", "Option", "Target", "Result", "Symptom", "Id"]
+    body = [[cell(c.component), cell(c.option), cell(c.target), c.status, cell(c.symptom or ""), code(c.id)] for c in rows]
+    return "### Compatibility matrix\n\n" + table(header, body)
+
+
+def _benchmarks(rows: list[Benchmark]) -> str:
+    header = ["Benchmark", "Concurrency", "Metric", "Value", "Unit", "Baseline", "Id"]
+    body = []
+    for b in rows:
+        conc = str(b.concurrency) if b.concurrency else ""
+        base = "yes" if b.baseline else ""
+        for m in b.metrics or []:
+            body.append([cell(b.title), conc, cell(m.name), _number(m.value), cell(m.unit), base, code(b.id)])
+        if not b.metrics:
+            body.append([cell(b.title), conc, "", "", "", base, code(b.id)])
+    return "### Benchmarks\n\n" + table(header, body)
+
+
+def link_lines(record: RecordBase) -> list[str]:
+    """`Evidence: `a`, `b`` lines, one per relation the record uses."""
+    out = []
+    for rel in RELATIONS:
+        targets = getattr(record.links, rel)
+        if targets:
+            out.append(f"{rel.replace('_', ' ').capitalize()}: " + ", ".join(code(t) for t in targets))
+    return out
+
+
+def _enforcements(d: Decision) -> list[str]:
+    by_setting: dict[str, list[str]] = {}
+    for e in d.enforces:
+        setting = f"{e.flag} {e.value}" if e.flag and e.value else (e.flag or f"{e.env}={e.value or ''}")
+        by_setting.setdefault(setting.strip(), []).append(e.command)
+    return [f"Enforces: {code(s)} on " + ", ".join(code(c) for c in cmds) for s, cmds in by_setting.items()]
+
+
+def _decision(d: Decision) -> str:
+    lines = [f"#### {inline(d.title)}", "", f"{d.status} · {code(d.id)}" + (f" · {inline(d.source)}" if d.source else ""), ""]
+    facts = []
+    if d.question:
+        facts.append(f"Question: {inline(d.question)}")
+    facts.append(f"Choice: {inline(d.choice)}")
+    facts += [f"Rejected: {inline(a.option)} — {inline(a.why_not)}" for a in d.alternatives]
+    if d.rationale:
+        facts.append(f"Rationale: {inline(d.rationale)}")
+    for t in d.tradeoffs:
+        change = " → ".join(inline(v) for v in (t.before, t.after) if v)
+        unit = f" {inline(t.unit)}" if t.unit and change else ""
+        text = f"Trade-off: {inline(t.aspect)}" + (f": {change}{unit}" if change else "")
+        facts.append(text + (f" — {inline(t.note)}" if t.note else ""))
+    facts += _enforcements(d)
+    facts += link_lines(d)
+    lines.append(bullets(facts))
+    if d.body:
+        lines += ["", paragraphs(d.body)]
+    return "\n".join(lines)
+
+
+def _stack(rows: list[Component]) -> str:
+    header = ["Component", "Version", "Built / obtained", "Status", "Id"]
+    body = [[cell(c.name), cell(c.version or ""), cell(c.build or ""), c.status, code(c.id)] for c in rows]
+    return "### Software stack\n\n" + table(header, body)
+
+
+def _discoveries(state: SessionState) -> str:
+    parts = _findings(state)
+    if compat := state.of_kind(Compat):
+        parts.append(_compat(compat))
+    if bench := state.of_kind(Benchmark):
+        parts.append(_benchmarks(bench))
+    if decisions := state.of_kind(Decision):
+        parts.append("### Decisions\n\n" + "\n\n".join(_decision(d) for d in decisions))
+    if stack := state.of_kind(Component):
+        parts.append(_stack(stack))
+    return "\n\n".join(parts) if parts else "_Nothing discovered yet._"
+
+
+def _task_item(t: Task) -> str:
+    extra = [f"P{t.priority}"] if t.priority else []
+    head = f"**{inline(t.title)}**" + (f" ({inline(t.impact)})" if t.impact else "")
+    return _item(head, t, *extra)
+
+
+def _accomplished(state: SessionState) -> str:
+    groups = [("done", "Done"), ("in-progress", "In progress"), ("blocked", "Blocked")]
+    parts = []
+    for status, label in groups:
+        tasks = [t for t in state.of_kind(Task) if t.status == status]
+        if tasks:
+            parts.append(f"### {label}\n\n" + bullets([_task_item(t) for t in tasks]))
+    return "\n\n".join(parts) if parts else "_Nothing accomplished yet._"
+
+
+def next_steps(state: SessionState) -> list[Task]:
+    """Open tasks by priority (unprioritised last), proposals after agreed work of equal priority."""
+    open_tasks = [t for t in state.of_kind(Task) if t.status in ("todo", "proposed")]
+    return sorted(open_tasks, key=lambda t: (t.priority is None, t.priority or 0, t.status == "proposed", t.id))
+
+
+def _next(state: SessionState) -> str:
+    tasks = next_steps(state)
+    return bullets([_task_item(t) for t in tasks]) if tasks else "_No next steps recorded._"
+
+
+def _commands(state: SessionState) -> str:
+    cmds = [c for c in state.of_kind(Command) if c.status == "current"]
+    if not cmds:
+        return "_No current commands recorded._"
+    parts = []
+    for c in cmds:
+        good = " · last known good" if c.last_known_good else ""
+        lines = [f"### {inline(c.title)}", "", f"{c.form} · {code(c.id)}{good}" + (f" · {inline(c.source)}" if c.source else "")]
+        if c.purpose:
+            lines += ["", inline(c.purpose, start=True)]
+        if c.env:
+            lines += ["", fenced("\n".join(f"export {k}={v}" for k, v in c.env.items()), "bash")]
+        lines += ["", fenced(c.text, "ini" if c.form == "systemd" else "bash")]
+        if c.body:
+            lines += ["", paragraphs(c.body)]
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def _files(state: SessionState) -> str:
+    items = [_item(f"{code(f.path)} — {inline(f.title)}", f) for f in state.of_kind(File) if f.status == "relevant"]
+    return bullets(items) if items else "_No files recorded._"
+
+
+def _references(state: SessionState) -> str:
+    items = [_item(link(r.title, r.url), r) for r in state.of_kind(Reference)]
+    return bullets(items) if items else "_No references recorded._"
+
+
+def render_markdown(state: SessionState) -> str:
+    """The whole state document."""
+    sections = {
+        "Goal": _goal,
+        "Instructions": _instructions,
+        "Discoveries": _discoveries,
+        "Accomplished": _accomplished,
+        "Next steps": _next,
+        "Deployment commands": _commands,
+        "Relevant files / directories": _files,
+        "References": _references,
+    }
+    parts = [_header(state)]
+    parts += [f"## {name}\n\n{build(state)}" for name, build in sections.items()]
+    return "\n\n".join(parts) + "\n"

@@ -1,0 +1,168 @@
+"""Markdown building blocks: escaping, code spans, tables, lists.
+
+The escaping follows CommonMark so that record text never turns into markup, and
+is written so that a CommonMark formatter (mdformat) leaves the output as it is.
+"""
+
+from __future__ import annotations
+
+import html.entities
+import re
+import unicodedata
+
+_ENTITY = re.compile(
+    "&(?:#[0-9]{1,7}|#[Xx][0-9A-Fa-f]{1,6}|" + "|".join(sorted({n.rstrip(";") for n in html.entities.html5}, key=len, reverse=True)) + ");"
+)
+_BLOCK_START = re.compile(r"^(?:[#>+=-]|\d{1,9}[.)](?:\s|$)|~~~|```)")
+_SPECIAL = re.compile(r"[\\*_\[\]<`&]|^(?:[#>+=-]|\d{1,9}[.)]|~~~)")
+_INLINE_SPECIAL = re.compile(r"[\\*_\[\]<`&]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _ws(ch: str | None) -> bool:
+    return ch is not None and ch.isspace()
+
+
+def _flanking(ch: str | None) -> bool:
+    # Whitespace, punctuation, or the edge of the text: where emphasis can open or close.
+    return ch is None or ch.isspace() or unicodedata.category(ch).startswith(("P", "S"))
+
+
+def _escape_star(prev: str | None, nxt: str | None) -> bool:
+    return not (_ws(prev) and _ws(nxt))
+
+
+def _escape_underscore(prev: str | None, nxt: str | None) -> bool:
+    inside_word = not _flanking(prev) and not _flanking(nxt)
+    return not (inside_word or (_ws(prev) and _ws(nxt)))
+
+
+def _brackets_to_escape(text: str) -> set[int]:
+    # A closed [..] pair with no brackets inside and not followed by ':' or '(' reads
+    # as plain text; every other bracket could start a link and is escaped.
+    escape: set[int] = set()
+    opened: int | None = None
+    for i, ch in enumerate(text):
+        if ch == "[":
+            if opened is not None:
+                escape.add(opened)
+            opened = i
+        elif ch == "]":
+            if opened is None:
+                escape.add(i)
+            else:
+                nxt = text[i + 1] if i + 1 < len(text) else ""
+                if nxt in (":", "("):
+                    escape.update((opened, i))
+                opened = None
+    if opened is not None:
+        escape.add(opened)
+    return escape
+
+
+def _picture(ch: str) -> str:
+    code = ord(ch)
+    if code < 0x20:
+        return chr(0x2400 + code)  # Unicode's control pictures: ESC shows as U+241B
+    if code == 0x7F:
+        return "\u2421"
+    return "\ufffd"
+
+
+def visible(text: str) -> str:
+    """Control characters (ANSI escapes among them) shown as visible symbols, never sent raw.
+
+    Unicode's control pictures (`␛` for ESC) carry no Markdown or terminal meaning.
+    """
+    return _CONTROL.sub(lambda m: _picture(m.group(0)), text)
+
+
+def inline(text: str, start: bool = False) -> str:
+    """Plain text made safe for one line of Markdown: nothing in it becomes markup.
+
+    `start` says the text begins a line, where `-`, `#`, `>` or `1.` would open a block.
+    """
+    text = " ".join(visible(text).split())
+    if not _SPECIAL.search(text) or (not start and not _INLINE_SPECIAL.search(text)):
+        return text
+    text = text.replace("\\", "\\\\")
+    brackets = _brackets_to_escape(text)
+    out = []
+    for i, ch in enumerate(text):
+        prev = text[i - 1] if i else None
+        nxt = text[i + 1] if i + 1 < len(text) else None
+        if ch == "*" and _escape_star(prev, nxt):
+            out.append("\\*")
+        elif ch == "_" and _escape_underscore(prev, nxt):
+            out.append("\\_")
+        elif ch in "[]" and i in brackets:
+            out.append("\\" + ch)
+        elif ch == "<" and nxt != " ":
+            out.append("\\<")
+        elif ch == "`":
+            out.append("\\`")
+        else:
+            out.append(ch)
+    escaped = "".join(out)
+    escaped = _ENTITY.sub(lambda m: "\\" + m.group(0), escaped)
+    if start and _BLOCK_START.match(escaped):
+        escaped = "\\" + escaped if not escaped[0].isdigit() else re.sub(r"^(\d+)([.)])", r"\1\\\2", escaped)
+    return escaped
+
+
+def code(text: str) -> str:
+    """A code span that holds `text` literally, whatever backticks it contains."""
+    text = " ".join(visible(text).split())
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or (text.startswith(" ") and text.endswith(" ")) else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def fenced(text: str, lang: str = "") -> str:
+    """A fenced code block holding `text` verbatim."""
+    text = visible(text).rstrip("\n")
+    longest = max((len(m) for m in re.findall(r"^\s*(`{3,})", text, re.M)), default=2)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{lang}\n{text}\n{fence}"
+
+
+def link(label: str, url: str) -> str:
+    """A Markdown link; the URL in angle brackets only when it needs them."""
+    url = " ".join(visible(url).split())
+    target = url if re.fullmatch(r"[^\s()<>]+", url) else "<" + url.replace(">", "%3E") + ">"
+    return f"[{inline(label)}]({target})"
+
+
+def cell(text: str) -> str:
+    """Text for a table cell: one line, pipes escaped."""
+    return inline(text).replace("|", "\\|")
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    """A GitHub-style table, columns padded so the source lines up as formatters write it."""
+    widths = [max(3, len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
+
+    return "\n".join([line(header), "| " + " | ".join("-" * w for w in widths) + " |", *(line(r) for r in rows)])
+
+
+def indent(text: str, by: int = 2) -> str:
+    """Every non-empty line indented, to nest a block under a list item."""
+    pad = " " * by
+    return "\n".join(pad + line if line.strip() else "" for line in text.split("\n"))
+
+
+def bullets(items: list[str]) -> str:
+    """A list; loose (blank line between items) when any item has more than one line."""
+    loose = any("\n" in item for item in items)
+    rendered = ["- " + indent(item)[2:] if "\n" in item else "- " + item for item in items]
+    return ("\n\n" if loose else "\n").join(rendered)
+
+
+def paragraphs(text: str) -> str:
+    """A record body as Markdown blocks: trailing spaces and extra blank lines trimmed."""
+    lines = [line.rstrip() for line in visible(text).strip("\n").split("\n")]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n")

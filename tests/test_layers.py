@@ -1,0 +1,48 @@
+"""Layering: the core imports neither Textual nor the MCP SDK, and `--help` stays light."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+CORE = [
+    "statedump",
+    "statedump.models",
+    "statedump.codec",
+    "statedump.store",
+    "statedump.render",
+    "statedump.render.terminal",
+    "statedump.validate",
+    "statedump.draft",
+]
+
+
+def _loaded(code: str) -> set[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", code + "\nimport sys, json; print(json.dumps(sorted(sys.modules)))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def test_core_loads_neither_textual_nor_mcp() -> None:
+    mods = _loaded("\n".join(f"import {m}" for m in CORE))
+    assert not any(m == "textual" or m.startswith("textual.") for m in mods)
+    assert not any(m == "mcp" or m.startswith("mcp.") for m in mods)
+
+
+def test_help_loads_no_heavy_modules() -> None:
+    code = "import sys\nfrom statedump.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass"
+    mods = _loaded(code)
+    for heavy in ("textual", "mcp", "git", "pydantic", "yaml", "rich.markdown"):
+        assert heavy not in mods, heavy
+
+
+def test_import_linter_contracts_hold() -> None:
+    exe = Path(sys.executable).parent / "lint-imports"
+    r = subprocess.run([str(exe), "--no-cache"], capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
+    assert r.returncode == 0, r.stdout + r.stderr

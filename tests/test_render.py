@@ -1,0 +1,95 @@
+"""The state document: golden bytes for the example, stable under mdformat, spine in order."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import mdformat
+import pytest
+from rich.console import Console
+
+from statedump.demo import load_example
+from statedump.models import Discovery, Instruction, Session
+from statedump.models.state import SessionState
+from statedump.render import SECTIONS, render_markdown
+from statedump.render.terminal import print_terminal
+
+GOLDEN = Path(__file__).parent / "golden" / "example-state.md"
+
+
+def test_example_matches_the_golden_document() -> None:
+    text = render_markdown(load_example())
+    if os.environ.get("STATEDUMP_UPDATE_GOLDEN"):
+        GOLDEN.write_text(text, encoding="utf-8")
+    assert text == GOLDEN.read_text(encoding="utf-8")
+
+
+def test_rendering_is_deterministic() -> None:
+    assert render_markdown(load_example()) == render_markdown(load_example())
+
+
+def test_mdformat_leaves_the_document_unchanged() -> None:
+    text = render_markdown(load_example())
+    assert mdformat.text(text, extensions={"tables"}) == text
+
+
+def test_sections_in_order_with_the_key_facts() -> None:
+    text = render_markdown(load_example())
+    positions = [text.index(f"\n## {name}\n") for name in SECTIONS]
+    assert positions == sorted(positions)
+    for needle in (
+        "172",
+        "2,100",
+        "3.15M",
+        "1.57M",
+        "--kv-cache-dtype bf16",
+        "flashinfer_cutlass",
+        "msg 6007",
+        "Are we doing anything that could be reducing model accuracy?",
+    ):
+        assert needle in text, needle
+    assert "```ini\n[Unit]" in text  # the systemd unit, verbatim and fenced
+    assert "### Compatibility matrix" in text and "### Benchmarks" in text and "### Decisions" in text and "### Software stack" in text
+
+
+def test_proposed_next_steps_are_marked_and_ordered_by_priority() -> None:
+    text = render_markdown(load_example())
+    steps = text.split("## Next steps\n")[1].split("\n## ")[0]
+    priorities = [int(line.split(" — P")[1].split(" ")[0]) for line in steps.splitlines() if line.startswith("- **")]
+    assert priorities == [1, 2, 3, 4, 5, 6, 7]
+    assert steps.count("· proposed ·") == 7
+
+
+UNTRUSTED = ["[bold red]x[/]", "\x1b[31mred\x1b[0m", "*not emphasis*", "<script>alert(1)</script>", "`tick`", "# not a heading", "| pipe |"]
+
+
+@pytest.mark.parametrize("text", UNTRUSTED)
+def test_untrusted_text_stays_literal_and_stable(text: str) -> None:
+    # Titles and quotes are plain text: escaped, so formatting them changes nothing.
+    plain_state = SessionState(Session(id="s", title=text), [Discovery(id="d", title=text), Instruction(id="i", title=text, quote=text)])
+    doc = render_markdown(plain_state)
+    assert "\x1b" not in doc
+    assert mdformat.text(doc, extensions={"tables"}) == doc
+    # Bodies are Markdown by design, but control characters never reach the output raw.
+    state = SessionState(
+        Session(id="s", title=text), [Discovery(id="d", title=text, body=text), Instruction(id="i", title=text, quote=text)]
+    )
+    assert "\x1b" not in render_markdown(state)
+    console = Console(record=True, width=100, color_system="truecolor", force_terminal=True)
+    print_terminal(state, console)
+    plain = console.export_text(styles=False)
+    assert "\x1b" not in plain
+    if "[bold red]" in text:
+        assert "[bold red]x[/]" in plain
+    if "\x1b" in text:
+        assert "\u241b[31mred\u241b[0m" in plain
+
+
+def test_terminal_format_draws_the_headings() -> None:
+    console = Console(record=True, width=120)
+    print_terminal(load_example(), console)
+    out = console.export_text()
+    for name in ("Goal", "Instructions", "Discoveries", "Accomplished"):
+        assert name in out
+    assert "flashinfer_cutlass" in out
