@@ -192,3 +192,51 @@ class Git:
         except KeyError:
             return []
         return sorted(t.name for t in tree.trees)
+
+    def log(
+        self, paths: list[str], *, rev: str = "HEAD", limit: int | None = None, since: str | None = None
+    ) -> list[tuple[Commit, tuple[str, ...]]]:
+        """Commits of `rev` that touch `paths` (git pathspecs, globs allowed), newest first,
+        each with the paths it changed among them. `since` excludes that commit and its
+        ancestors (`since..rev`). One git call, whatever the history's length."""
+        if self.head() is None:
+            return []
+        args = ["--no-color", "--name-only", "--format=%x1e%H%x00%P%x00%at%x00%B%x00"]
+        if limit is not None:
+            args.append(f"-n{int(limit)}")
+        args.append(f"{since}..{rev}" if since else rev)
+        out = self.repo.git.log(*args, "--", *paths) if paths else self.repo.git.log(*args)
+        rows = []
+        for chunk in out.split("\x1e")[1:]:
+            sha, parents, stamp, message, names = chunk.split("\x00", 4)
+            subject = message.strip().split("\n", 1)[0] if message.strip() else ""
+            commit = Commit(sha, datetime.fromtimestamp(int(stamp), UTC), subject, parse_trailers(message), tuple(parents.split()))
+            rows.append((commit, tuple(n for n in names.splitlines() if n.strip())))
+        return rows
+
+    def is_ancestor(self, older: str, newer: str) -> bool:
+        """True when `older` is `newer` or one of its ancestors."""
+        import git
+
+        try:
+            self.repo.git.merge_base("--is-ancestor", older, newer)
+        except git.GitCommandError:
+            return False
+        return True
+
+    def dirty(self, paths: list[str]) -> list[str]:
+        """Paths under `paths` with uncommitted changes (staged, unstaged or untracked)."""
+        out = self.repo.git.status("--porcelain", "--untracked-files=all", "--", *paths)
+        return [line[3:] for line in out.splitlines() if line.strip()]
+
+    def file_at(self, rev: str, path: str) -> bytes | None:
+        """The bytes of one file as of `rev`, or None when it did not exist there."""
+        commit = self.repo.commit(self.resolve(rev))
+        try:
+            blob: Any = commit.tree / path
+        except KeyError:
+            return None
+        if blob.type != "blob":
+            return None
+        data: bytes = blob.data_stream.read()
+        return data

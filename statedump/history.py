@@ -1,0 +1,229 @@
+"""History of a store: naming past states, the log of a record or a session, and
+record-by-record differences between two states.
+
+Everything here reads git through `Store.git`; nothing writes. History comes from
+the commits statedump makes (one record per commit, with `Statedump-*` trailers),
+but commits made by hand are listed too, with what can be read from their paths.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import PurePosixPath
+from typing import Any, Literal
+
+from statedump import codec
+from statedump.dumps import list_dumps
+from statedump.errors import StatedumpError
+from statedump.models import KINDS, RecordBase
+from statedump.models.state import SessionState
+from statedump.store import SESSION_FILE, SESSIONS, Store, check_id
+from statedump.vcs import Commit
+
+_DUMP_SHORT = re.compile(r"^(?:dump/)?(\d{1,6})$")
+
+
+def resolve_ref(store: Store, ref: str, session: str | None = None) -> str:
+    """The commit sha that `ref` names.
+
+    `ref` is a commit, branch or tag; a dump tag `dump/<session>/<n>`, or its shorthand
+    `<n>` or `dump/<n>` for the session (`session`, else the store's default one); or a
+    date (`2026-03-14` means the end of that day). Raises StatedumpError (exit 2) with a
+    hint when nothing matches.
+    """
+    ref = ref.strip()
+    if not ref:
+        raise StatedumpError("an empty revision", where="REV", hint="use a commit, a dump tag (`statedump dumps`), or a date")
+    short = _DUMP_SHORT.match(ref)
+    if short:
+        sid = store.pick_session(session)
+        number = int(short.group(1))
+        for dump in list_dumps(store, sid):
+            if dump.number == number:
+                return dump.sha
+        if ref.startswith("dump/"):
+            raise StatedumpError(f"no dump {number} in session {sid!r}", where=ref, hint="`statedump dumps` lists them")
+    return store.git.resolve(ref)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One commit in the history of a record or a session."""
+
+    sha: str
+    date: datetime
+    subject: str
+    action: str | None
+    """From the `Statedump-Action` trailer: add, edit, `status done`, new, ..."""
+    record: str | None
+    """`kind/id`, e.g. `decision/bf16-kv-cache`; None for a change to the session itself."""
+    source: str | None
+    """From the `Statedump-Source` trailer, e.g. `msg 6007`."""
+    session: str | None
+    paths: tuple[str, ...] = ()
+    """The session files the commit changed."""
+
+    @property
+    def short(self) -> str:
+        """The first ten characters of the sha."""
+        return self.sha[:10]
+
+
+def _record_from_path(path: str) -> str | None:
+    parts = PurePosixPath(path).parts
+    if len(parts) == 4 and parts[0] == SESSIONS and parts[3] != SESSION_FILE and parts[3].endswith(".yaml"):
+        return f"{parts[2]}/{parts[3][: -len('.yaml')]}"
+    return None
+
+
+def _entry(commit: Commit, paths: tuple[str, ...], session: str) -> Entry:
+    t = commit.trailers
+    record = t.get("Statedump-Record")
+    if record is None:
+        found = [r for r in (_record_from_path(p) for p in paths) if r]
+        record = found[0] if len(found) == 1 else None
+    return Entry(
+        sha=commit.sha,
+        date=commit.date,
+        subject=commit.subject,
+        action=t.get("Statedump-Action"),
+        record=record,
+        source=t.get("Statedump-Source"),
+        session=t.get("Statedump-Session", session),
+        paths=paths,
+    )
+
+
+def record_glob(session: str, record_id: str) -> str:
+    """The pathspec of a record's file in any kind folder, so that kind changes stay in its history."""
+    return f"{SESSIONS}/{check_id(session, 'session')}/*/{check_id(record_id)}.yaml"
+
+
+def record_log(store: Store, session: str, record_id: str, *, since: str | None = None) -> list[Entry]:
+    """Every commit that changed the record, newest first (one git call).
+
+    `since` (a sha) keeps only the commits after it. Unknown ids give an empty list.
+    """
+    return [_entry(c, p, session) for c, p in store.git.log([record_glob(session, record_id)], since=since)]
+
+
+def session_log(store: Store, session: str, limit: int | None = None) -> list[Entry]:
+    """Every commit that changed the session's files, newest first, at most `limit`."""
+    if limit is not None and limit < 1:
+        raise StatedumpError(f"--limit must be at least 1, not {limit}", where="--limit")
+    folder = f"{SESSIONS}/{check_id(session, 'session')}/"
+    return [_entry(c, p, session) for c, p in store.git.log([folder], limit=limit)]
+
+
+def record_at(store: Store, rev: str, session: str, record_id: str) -> RecordBase | None:
+    """The record as of `rev` (in whichever kind folder it was then), or None when it did not
+    exist there or cannot be read."""
+    base = f"{SESSIONS}/{check_id(session, 'session')}"
+    for kind in KINDS:
+        data = store.git.file_at(rev, f"{base}/{kind}/{check_id(record_id)}.yaml")
+        if data is not None:
+            try:
+                return codec.load_record(data, f"{base}/{kind}/{record_id}.yaml@{rev[:10]}", kind)
+            except StatedumpError:
+                return None
+    return None
+
+
+def state_at(store: Store, session: str, ref: str) -> SessionState:
+    """The session as of `ref` (anything `resolve_ref` accepts)."""
+    return store.load(session, resolve_ref(store, ref, session))
+
+
+# -- differences ------------------------------------------------------------
+
+
+@dataclass
+class FieldChange:
+    """One field of a record, before and after (None when absent on that side)."""
+
+    field: str
+    old: Any
+    new: Any
+
+
+@dataclass
+class RecordDiff:
+    """How one record differs between two states."""
+
+    id: str
+    kind: str
+    change: Literal["added", "removed", "changed"]
+    fields: list[FieldChange] = field(default_factory=list)
+    """For `changed`, each differing field; for `added`/`removed`, every field of the record."""
+    title: str = ""
+
+
+_KIND_ORDER = {kind: i for i, kind in enumerate(KINDS)}
+
+
+def _field_changes(old: dict[str, Any], new: dict[str, Any], order: list[str]) -> list[FieldChange]:
+    names = [n for n in order if n in old or n in new]
+    names += sorted((set(old) | set(new)) - set(names))
+    # Nested values (links, metrics, alternatives) are compared whole: a reader wants to
+    # see the list before and after, not a structural patch.
+    return [FieldChange(n, old.get(n), new.get(n)) for n in names if old.get(n) != new.get(n)]
+
+
+def diff_records(old: RecordBase | None, new: RecordBase | None) -> RecordDiff | None:
+    """The difference for one id, or None when the two are equal."""
+    if old is None and new is None:
+        return None
+    if old is None or new is None:
+        rec = new if new is not None else old
+        assert rec is not None
+        data = codec.record_data(rec)
+        fields = [FieldChange(k, None, v) if new is not None else FieldChange(k, v, None) for k, v in data.items()]
+        return RecordDiff(rec.id, rec.kind, "added" if new is not None else "removed", fields, rec.title)
+    changes = _field_changes(codec.record_data(old), codec.record_data(new), list(type(new).model_fields))
+    if not changes:
+        return None
+    return RecordDiff(new.id, new.kind, "changed", changes, new.title)
+
+
+def diff_states(old: SessionState, new: SessionState) -> list[RecordDiff]:
+    """Two states compared record by record: added, removed and changed (field by field,
+    old -> new), ordered by kind (the state document's order), then id."""
+    old_by = {r.id: r for r in old.records}
+    new_by = {r.id: r for r in new.records}
+    out = [d for rid in old_by.keys() | new_by.keys() if (d := diff_records(old_by.get(rid), new_by.get(rid))) is not None]
+    return sorted(out, key=lambda d: (_KIND_ORDER.get(d.kind, len(_KIND_ORDER)), d.id))
+
+
+def short_value(value: Any, limit: int = 80) -> str:
+    """A value on one line for a diff or a log: text flattened, long text cut with an ellipsis."""
+    if value is None:
+        return "(none)"
+    if isinstance(value, datetime):
+        text = value.isoformat().replace("+00:00", "Z")
+    elif isinstance(value, str):
+        text = " ".join(value.split())
+    else:
+        import json
+
+        text = json.dumps(value, ensure_ascii=False, default=str, sort_keys=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def describe_change(old: RecordBase | None, new: RecordBase | None, most: int = 3) -> str | None:
+    """One line saying how a record changed (`status confirmed -> resolved`), `added`,
+    `removed`, or None when the two are equal."""
+    if old is None and new is None:
+        return None
+    if new is None:
+        return "removed"
+    if old is None:
+        return "added"
+    diff = diff_records(old, new)
+    if diff is None:
+        return None
+    parts = [f"{c.field} {short_value(c.old, 40)} -> {short_value(c.new, 40)}" for c in diff.fields[:most]]
+    if len(diff.fields) > most:
+        parts.append(f"and {len(diff.fields) - most} more fields")
+    return "; ".join(parts)
