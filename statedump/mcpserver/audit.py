@@ -1,0 +1,48 @@
+"""Tools and prompts over the audit and report services: why, check, resume.
+
+The services are imported when first called, so the server starts without them.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from pydantic import Field
+
+from statedump.mcpserver.errors import tool_errors
+from statedump.mcpserver.tools import READ, SessionArg
+from statedump.store import Store
+
+
+def register(app: MCPServer[Any], store: Store) -> None:
+    """Add `why`, `check`, the resume prompt and its tool to `app`."""
+
+    @app.tool(annotations=READ)
+    @tool_errors
+    def why(
+        query: Annotated[str, Field(description="A decision id, a flag it enforces (kv-cache-dtype) or words from it.")],
+        format: Annotated[str, Field(description="`markdown` (default) or `json`.")] = "markdown",
+        session: SessionArg = None,
+    ) -> str | dict[str, Any]:
+        """Why a decision was made: the question, the user's words that prompted it, the evidence with
+        its numbers, the alternatives rejected, the flags that carry it out, and the commit."""
+        from statedump.audit import why as explain
+        from statedump.audit import why_json, why_markdown
+        from statedump.errors import StatedumpError
+
+        if format not in ("markdown", "json"):
+            raise StatedumpError(f"format {format!r} is not markdown or json", where="format")
+        report = explain(store, store.pick_session(session), query)
+        return why_json(report) if format == "json" else why_markdown(report)
+
+    @app.tool(annotations=READ)
+    @tool_errors
+    def check(session: SessionArg = None) -> dict[str, Any]:
+        """Find drift between decisions and the commands that carry them out, dangling links,
+        instructions contradicted by decisions, and benchmarks without their command.
+        An empty `findings` list means the session is consistent."""
+        from statedump.check import check as run_check
+
+        findings = run_check(store.load(store.pick_session(session)))
+        return {"findings": [{"code": f.code, "where": f.where, "message": f.message} for f in findings]}

@@ -1,0 +1,59 @@
+"""Resources: the list of sessions, and each session's state document and records."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+
+from statedump import codec
+from statedump.mcpserver.errors import resource_errors
+from statedump.mcpserver.tools import summary
+from statedump.store import Store
+
+SCHEME = "statedump://"
+
+
+def state_uri(session: str) -> str:
+    return f"{SCHEME}sessions/{session}/state"
+
+
+def record_uri(session: str, record_id: str) -> str:
+    return f"{SCHEME}sessions/{session}/records/{record_id}"
+
+
+def register(app: MCPServer[Any], store: Store) -> None:
+    """Add the resources to `app`."""
+
+    @app.resource(f"{SCHEME}sessions", name="sessions", mime_type="application/json")
+    @resource_errors
+    def sessions() -> str:
+        """Every session, with the URIs of its state document and record list."""
+        rows = [
+            {"id": sid, "title": store.load_session(sid).title, "state": state_uri(sid), "records": f"{SCHEME}sessions/{sid}/records"}
+            for sid in store.session_ids()
+        ]
+        return json.dumps(rows, indent=2, ensure_ascii=False)
+
+    @app.resource(f"{SCHEME}sessions/{{session}}/state", name="state-document", mime_type="text/markdown")
+    @resource_errors
+    def state(session: str) -> str:
+        """The session's state document (Markdown)."""
+        from statedump.render import render_markdown
+
+        return render_markdown(store.load(store.pick_session(session)))
+
+    @app.resource(f"{SCHEME}sessions/{{session}}/records", name="records", mime_type="application/json")
+    @resource_errors
+    def records(session: str) -> str:
+        """Every record of the session (id, kind, status, title, uri), in the order they happened."""
+        sid = store.pick_session(session)
+        rows = [{**summary(r), "uri": record_uri(sid, r.id)} for r in store.load(sid).records]
+        return json.dumps(rows, indent=2, ensure_ascii=False)
+
+    @app.resource(f"{SCHEME}sessions/{{session}}/records/{{record_id}}", name="record", mime_type="application/yaml")
+    @resource_errors
+    def record(session: str, record_id: str) -> str:
+        """One record as its YAML file."""
+        return codec.dump_record(store.get(store.pick_session(session), record_id))
