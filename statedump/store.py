@@ -11,6 +11,7 @@ what they were.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 from collections.abc import Callable
@@ -28,6 +29,7 @@ from statedump.redact import redact_model
 from statedump.vcs import Git, find_worktree
 
 SESSIONS = "sessions"
+JOURNAL = "statedump-journal.json"
 SESSION_FILE = "session.yaml"
 ENV_STORE = "STATEDUMP_STORE"
 
@@ -225,19 +227,31 @@ class Store:
         """The store's write lock (a context manager)."""
         return store_lock(self.git.git_dir / "statedump.lock")
 
-    def _commit_files(self, files: dict[Path, bytes | None], message: str, when: datetime | None) -> str:
-        """Write (or delete, for None) the files and commit them; undo everything on failure."""
+    @property
+    def journal_path(self) -> Path:
+        """Where an unfinished write is recorded, so `statedump doctor` can undo it after a crash."""
+        return self.git.git_dir / JOURNAL
+
+    def commit_files(self, files: dict[Path, bytes | None], message: str, when: datetime | None = None) -> str:
+        """Write (or delete, for None) several files and commit them as one change.
+
+        The caller holds the lock (`with store.lock():`). A journal names the files until the
+        commit is made; if the process dies in between, `statedump doctor` rolls them back.
+        On any error here the files and the index are restored before the error is raised.
+        """
         import git
 
         backups = {p: (p.read_bytes() if p.exists() else None) for p in files}
         paths = [self.rel(p) for p in files]
+        journal = {"head": self.git.head(), "paths": paths, "subject": message.split("\n", 1)[0], "pid": os.getpid()}
+        _atomic_write(self.journal_path, json.dumps(journal).encode())
         try:
             for path, data in files.items():
                 if data is None:
                     path.unlink(missing_ok=True)
                 else:
                     _atomic_write(path, data)
-            return self.git.commit(paths, message, when)
+            sha = self.git.commit(paths, message, when)
         except BaseException as err:
             for path, old in backups.items():
                 if old is None:
@@ -246,10 +260,13 @@ class Store:
                     _atomic_write(path, old)
             with contextlib.suppress(git.GitCommandError):
                 self.git.unstage(paths)
+            self.journal_path.unlink(missing_ok=True)
             if isinstance(err, git.GitCommandError):
                 detail = (err.stderr or str(err)).strip().splitlines()
                 raise StatedumpError(f"git refused the commit: {detail[-1] if detail else err}", where=self.root, status=1) from None
             raise
+        self.journal_path.unlink(missing_ok=True)
+        return sha
 
     def create_session(self, session: Session, when: datetime | None = None) -> str:
         """Write `session.yaml` for a new session and commit it."""
@@ -259,13 +276,13 @@ class Store:
             if path.exists():
                 raise StatedumpError(f"session {session.id!r} already exists", where=self.rel(path))
             msg = commit_message("new", None, session.id, None, f"session: new {session.id}")
-            return self._commit_files({path: codec.dump_session(session).encode()}, msg, when or fixed())
+            return self.commit_files({path: codec.dump_session(session).encode()}, msg, when or fixed())
 
     def update_session(self, session: Session) -> str:
         path = self.session_dir(session.id) / SESSION_FILE
         with self.lock():
             msg = commit_message("edit", None, session.id, None, f"session: edit {session.id}")
-            return self._commit_files({path: codec.dump_session(redact_model(session)).encode()}, msg, fixed())
+            return self.commit_files({path: codec.dump_session(redact_model(session)).encode()}, msg, fixed())
 
     def missing_links(self, session: str, record: RecordBase) -> list[tuple[str, str]]:
         """(relation, id) of each link whose target is not in the session's working tree."""
@@ -315,7 +332,7 @@ class Store:
                     n += 1
             path = self.record_path(session, record.kind, record.id)
             msg = commit_message(action, record, session, record.source)
-            sha = self._commit_files({path: codec.dump_record(record).encode()}, msg, when or fixed())
+            sha = self.commit_files({path: codec.dump_record(record).encode()}, msg, when or fixed())
         return record, sha
 
     def put(self, session: str, record: RecordBase, *, action: str = "edit", source: str | None = None) -> str | None:
@@ -333,4 +350,4 @@ class Store:
             files: dict[Path, bytes | None] = {path: data}
             if old != path:
                 files[old] = None
-            return self._commit_files(files, commit_message(action, record, session, source or record.source), fixed())
+            return self.commit_files(files, commit_message(action, record, session, source or record.source), fixed())
