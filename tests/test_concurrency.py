@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from conftest import git
+
 from statedump.store import Store
 from statedump.validate import validate_session
 

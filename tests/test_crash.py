@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 from click.testing import CliRunner
-
 from conftest import git
+
 from statedump import codec
 from statedump.cli import main
 from statedump.doctor import examine
