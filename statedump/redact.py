@@ -17,31 +17,51 @@ MARK = "<redacted>"
 _SECRET_NAME = r"[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|PRIVATE_KEY|_KEY)"  # noqa: S105 - a pattern, not a password
 
 # Order matters: whole blocks and structured forms first, bare token shapes last.
+_KEEP = r"(?!<redacted>|\$|\{\{)"  # already redacted, or a variable reference rather than a value
+_VALUE = r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s\"']+)"
+
+# Order matters: whole blocks and structured forms first, bare token shapes last.
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (
         re.compile(r"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----.*?-----END \1PRIVATE KEY-----", re.S),
         r"-----BEGIN \1PRIVATE KEY-----" + MARK + r"-----END \1PRIVATE KEY-----",
     ),
-    (re.compile(r"(?i)\b(authorization\s*[:=]\s*[\"']?)(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{6,}"), r"\1\2 " + MARK),
+    # A key block cut off before its END line (a truncated paste) still hides the rest.
+    (
+        re.compile(r"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----(?!<redacted>)(?:(?!-----END).)+\Z", re.S),
+        r"-----BEGIN \1PRIVATE KEY-----" + MARK,
+    ),
+    (
+        re.compile(r"(?i)\b(authorization\s*[:=]\s*[\"']?)(bearer|basic|token|digest)\s+(?!<redacted>)[A-Za-z0-9._~+/=-]{6,}"),
+        r"\1\2 " + MARK,
+    ),
     (re.compile(r"(?i)\b(bearer)\s+(?!<redacted>)[A-Za-z0-9._~+/-]{16,}=*"), r"\1 " + MARK),
     (
-        re.compile(
-            r"(?i)(--(?:api[-_]key|token|password|secret|hf[-_]token|access[-_]token)(?:=|\s+))(?!<redacted>)(\"[^\"]*\"|'[^']*'|[^\s\"']+)"
-        ),
+        re.compile(r"(?i)\b((?:x-api-key|api-key|x-auth-token|x-goog-api-key|private-token)\s*:\s*)" + _KEEP + r"[^\s\"',}]{8,}"),
         r"\1" + MARK,
     ),
-    (re.compile(r"(?i)(\b(?:export\s+)?" + _SECRET_NAME + r"\s*=\s*)(?!<redacted>)(\"[^\"]*\"|'[^']*'|[^\s\"']+)"), r"\1" + MARK),
-    (re.compile(r"(?i)(\b" + _SECRET_NAME + r"\"?\s*:\s*\"?)(?!<redacted>)([^\s\"',}]{8,})"), r"\1" + MARK),
+    (
+        re.compile(r"(?i)(--[a-z0-9-]*(?:api[-_]key|token|password|passwd|secret)(?:=|\s+))" + _KEEP + r"(?!\d+(?:\s|$))" + _VALUE),
+        r"\1" + MARK,
+    ),
+    (re.compile(r"(?i)(\b(?:export\s+)?" + _SECRET_NAME + r"\s*=\s*)" + _KEEP + _VALUE), r"\1" + MARK),
+    (re.compile(r"(?i)(\b" + _SECRET_NAME + r"\"?\s*:\s*\"?)" + _KEEP + r"([^\s\"',}]{8,})"), r"\1" + MARK),
     (re.compile(r"(?i)(aws_secret_access_key\s*[=:]\s*)(?!<redacted>)\S+"), r"\1" + MARK),
     (re.compile(r"\b([a-z][a-z0-9+.-]*://[^\s:/@]+:)(?!<redacted>)[^\s@/]+(@)"), r"\1" + MARK + r"\2"),
+    (re.compile(r"(https://hooks\.slack\.com/services/)(?!<redacted>)[A-Za-z0-9/]{20,}"), r"\1" + MARK),
     (re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}"), MARK),
     (re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"), MARK),
+    (re.compile(r"\b[rsp]k_(?:live|test)_[A-Za-z0-9]{16,}"), MARK),
     (re.compile(r"\bAIza[0-9A-Za-z_-]{35}"), MARK),
+    (re.compile(r"\bya29\.[0-9A-Za-z_-]{20,}"), MARK),
     (re.compile(r"\bhf_[A-Za-z0-9]{30,}"), MARK),
     (re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})"), MARK),
     (re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), MARK),
-    (re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), MARK),
+    (re.compile(r"\bxox[abposre]-[A-Za-z0-9-]{10,}"), MARK),
     (re.compile(r"\bxapp-\d-[A-Za-z0-9-]{10,}"), MARK),
+    (re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), MARK),
+    (re.compile(r"\bpypi-[A-Za-z0-9_-]{50,}"), MARK),
+    (re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"), MARK),
     (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), MARK),
 ]
 

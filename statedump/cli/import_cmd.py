@@ -1,0 +1,91 @@
+"""`statedump import FORMAT FILE`: transcripts, state dumps, benchmark results and unit files in."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+from statedump.cli.common import json_option, open_store, print_json, safe, session_option, store_option
+from statedump.ingest import FORMATS
+from statedump.ingest.jsonl import Progress
+
+
+@contextmanager
+def _progress(label: str) -> Iterator[Progress | None]:
+    # A bar only for a person watching: never in pipes, logs or tests.
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
+
+    with Progress(
+        "{task.description}", BarColumn(), DownloadColumn(), TimeRemainingColumn(), console=Console(stderr=True), transient=True
+    ) as bar:
+        task = bar.add_task(label, total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+@click.command("import")
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(list(FORMATS)))
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--dry-run", is_flag=True, help="Print what would be recorded; write nothing.")
+@click.option("--strict", is_flag=True, help="Import nothing when any line cannot be read (exit 2).")
+@click.option("--session-title", help="Title for the session (a new session, or to retitle an existing one).")
+@store_option
+@session_option
+@json_option
+def import_(
+    fmt: str,
+    file: Path,
+    dry_run: bool,
+    strict: bool,
+    session_title: str | None,
+    store_path: Path | None,
+    session: str | None,
+    as_json: bool,
+) -> None:
+    """Import FILE as FORMAT into a session (-s; created when it does not exist), as one commit.
+
+    Importing the same file again adds nothing. Unreadable lines are reported and skipped
+    (--strict: nothing is imported). Secrets are redacted before anything is written.
+    """
+    from statedump.ingest import read_plan
+    from statedump.ingest.apply import apply_plan
+
+    store = open_store(store_path)
+    with _progress(f"reading {file.name}") as progress:
+        plan = read_plan(fmt, file, progress)
+    report = apply_plan(store, plan, session, dry_run=dry_run, strict=strict, session_title=session_title)
+    if as_json:
+        print_json(report.as_json())
+        return
+    verb = "would import" if dry_run else "imported"
+    counts = f"{len(report.added)} added, {len(report.changed)} changed, {report.unchanged} unchanged"
+    new = " (new session)" if report.created_session else ""
+    done = f" ({report.commit[:10]})" if report.commit else (" (nothing to write)" if not dry_run else "")
+    click.echo(f"{verb} {fmt} {safe(file.name)} into {report.session}{new}: {counts}{done}")
+    for mark, records in (("+", report.added), ("~", report.changed)):
+        if dry_run or len(records) <= 20:
+            for r in records:
+                click.echo(f"  {mark} {r.kind}/{r.id}  {safe(r.title)}")
+    for point in report.checkpoints:
+        click.echo(f"  checkpoint {safe(point.source)}: {safe(point.message)}")
+    for tag in report.tags:
+        click.echo(f"  dump tag {tag}")
+    for note in report.notes:
+        click.echo(f"  note: {safe(note)}")
+    if report.skipped:
+        click.echo(f"skipped {len(report.skipped)} unreadable line(s):", err=True)
+        for s in report.skipped[:50]:
+            click.echo(f"  {safe(str(file))}:{s.line}: {safe(s.reason)}", err=True)
+        if len(report.skipped) > 50:
+            click.echo(f"  ... and {len(report.skipped) - 50} more", err=True)

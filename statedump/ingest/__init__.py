@@ -1,0 +1,41 @@
+"""Importers: files from outside (state dumps, transcripts, benchmark results, unit files)
+turned into an `ImportPlan` of records, then written by `apply_plan` in one commit.
+
+Each format is one module with a `read(path, progress)` function; they are imported
+only when used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Protocol
+
+from statedump.errors import StatedumpError
+from statedump.ingest.jsonl import Progress
+from statedump.ingest.plan import ImportPlan
+
+FORMATS: dict[str, tuple[str, str]] = {
+    "markdown": ("statedump.ingest.markdown", "a state document or a compaction / handoff summary (.md)"),
+    "claude-code": ("statedump.ingest.claude_code", "a Claude Code transcript (~/.claude/projects/<project>/<session>.jsonl)"),
+    "opencode": ("statedump.ingest.opencode", "`opencode export` JSON, or opencode.db (SQLite)"),
+    "codex": ("statedump.ingest.codex", "a Codex CLI rollout (~/.codex/sessions/.../rollout-*.jsonl)"),
+    "sglang-bench": ("statedump.ingest.sglang_bench", "sglang.bench_serving or bench_one_batch_server results (JSONL)"),
+    "vllm-bench": ("statedump.ingest.vllm_bench", "`vllm bench serve --save-result` JSON"),
+    "systemd": ("statedump.ingest.systemd", "a systemd unit file"),
+    "shell": ("statedump.ingest.shell", "a shell script or command lines"),
+}
+"""Format name -> (module, what it reads)."""
+
+
+class _Reader(Protocol):
+    def __call__(self, path: Path, progress: Progress | None = None) -> ImportPlan: ...
+
+
+def read_plan(fmt: str, path: Path, progress: Progress | None = None) -> ImportPlan:
+    """Read `path` as `fmt` into a plan; nothing is written."""
+    if fmt not in FORMATS:
+        raise StatedumpError(f"unknown import format {fmt!r}", where="FORMAT", hint=f"use one of: {', '.join(FORMATS)}")
+    module = importlib.import_module(FORMATS[fmt][0])
+    reader: _Reader = module.read
+    return reader(path, progress)

@@ -1,0 +1,257 @@
+"""Writing an import plan to the store: every file, then one commit, then the dump tags.
+
+The store's own API commits one record at a time; an import is one change, so this
+module writes all its files under the store's lock and commits them together, undoing
+everything when any step fails (the same rollback the store uses for one record).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from statedump import codec
+from statedump.clock import fixed, now
+from statedump.dumps import list_dumps, tag_dump
+from statedump.errors import StatedumpError
+from statedump.ingest.plan import SESSION_FACTS, CheckpointMark, ImportPlan, Skipped
+from statedump.models import Checkpoint, RecordBase, Session, id_problem
+from statedump.redact import redact_model
+from statedump.store import SESSION_FILE, Store, slugify
+
+
+@dataclass
+class ImportReport:
+    """What an import did (or, with a dry run, would do)."""
+
+    format: str
+    source: str
+    session: str
+    created_session: bool = False
+    session_changed: bool = False
+    added: list[RecordBase] = field(default_factory=list)
+    changed: list[RecordBase] = field(default_factory=list)
+    unchanged: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    checkpoints: list[CheckpointMark] = field(default_factory=list)
+    commit: str | None = None
+    tags: list[str] = field(default_factory=list)
+    dry_run: bool = False
+
+    def as_json(self) -> dict[str, Any]:
+        """The report as JSON-ready data."""
+        return {
+            "format": self.format,
+            "source": self.source,
+            "session": self.session,
+            "created_session": self.created_session,
+            "added": [f"{r.kind}/{r.id}" for r in self.added],
+            "changed": [f"{r.kind}/{r.id}" for r in self.changed],
+            "unchanged": self.unchanged,
+            "skipped": [{"line": s.line, "reason": s.reason} for s in self.skipped],
+            "notes": self.notes,
+            "checkpoints": [{"at": c.at.isoformat() if c.at else None, "source": c.source} for c in self.checkpoints],
+            "commit": self.commit,
+            "tags": self.tags,
+            "dry_run": self.dry_run,
+        }
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of a file, read in chunks (the file may be large)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def source_label(path: Path) -> str:
+    """`name sha256:prefix`: which file was imported, exactly, for the commit trailer."""
+    if path.is_dir():
+        return path.name
+    return f"{path.name} sha256:{file_digest(path)[:16]}"
+
+
+def _comparable(record: RecordBase) -> dict[str, Any]:
+    # `at` is left out: a Markdown dump carries no times, so each import makes them up.
+    data = codec.record_data(record)
+    data.pop("at", None)
+    return data
+
+
+def _choose_session(store: Store, plan: ImportPlan, requested: str | None) -> tuple[str, bool]:
+    """The session to import into, and whether it has to be created."""
+    existing = store.session_ids()
+    if requested is not None:
+        problem = id_problem(requested)
+        if problem:
+            raise StatedumpError(f"session {requested!r} is not safe: {problem}", where="-s", hint="choose a short lowercase slug")
+        return requested, requested not in existing
+    if existing:
+        return store.pick_session(None), False
+    suggested = str(plan.session.get("id") or plan.session.get("title") or plan.path.stem)
+    sid = suggested if id_problem(suggested) is None else slugify(suggested)
+    return sid, True
+
+
+def _session_after(current: Session | None, sid: str, plan: ImportPlan, title: str | None) -> Session:
+    facts = {k: v for k, v in plan.session.items() if k in SESSION_FACTS and v not in (None, "")}
+    if current is None:
+        data: dict[str, Any] = {**facts, "id": sid}
+        data["title"] = title or facts.get("title") or plan.path.stem or sid
+        data["title"] = " ".join(str(data["title"]).split())[:300]
+        session = Session.model_validate(data)
+    else:
+        fill = {k: v for k, v in facts.items() if k != "title" and getattr(current, k) is None}
+        if title:
+            fill["title"] = title
+        session = current.model_copy(update=fill) if fill else current
+        session = Session.model_validate(session.model_dump())
+    known = {c.source for c in session.checkpoints}
+    new = [Checkpoint(at=c.at, source=c.source, message=c.message) for c in plan.checkpoints if c.at and c.source not in known]
+    if new:
+        session = session.model_copy(update={"checkpoints": [*session.checkpoints, *new]})
+    return redact_model(session)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def commit_files(store: Store, files: dict[Path, bytes | None], message: str, when: datetime | None) -> str:
+    """Write (or delete, for None) several files and commit them as one change; the caller holds
+    the lock. On failure the files and the index go back to what they were.
+
+    Uses the store's own multi-file write when it has one (it also journals the write for
+    `statedump doctor`)."""
+    own = getattr(store, "commit_files", None)
+    if callable(own):
+        return str(own(files, message, when))
+    import git
+
+    backups = {p: (p.read_bytes() if p.exists() else None) for p in files}
+    paths = [store.rel(p) for p in files]
+    try:
+        for path, data in files.items():
+            if data is None:
+                path.unlink(missing_ok=True)
+            else:
+                _atomic_write(path, data)
+        return store.git.commit(paths, message, when)
+    except BaseException as err:
+        for path, old in backups.items():
+            if old is None:
+                path.unlink(missing_ok=True)
+            else:
+                _atomic_write(path, old)
+        with contextlib.suppress(git.GitCommandError):
+            store.git.unstage(paths)
+        if isinstance(err, git.GitCommandError):
+            detail = (err.stderr or str(err)).strip().splitlines()
+            raise StatedumpError(f"git refused the commit: {detail[-1] if detail else err}", where=store.root, status=1) from None
+        raise
+
+
+def _message(report: ImportReport) -> str:
+    counts = [f"{len(report.added)} added"]
+    if report.changed:
+        counts.append(f"{len(report.changed)} changed")
+    lines = [f"import: {report.format} {report.source.split(' ')[0]} ({', '.join(counts)})", ""]
+    lines += [f"{r.kind}: add {r.id}" for r in report.added[:50]]
+    lines += [f"{r.kind}: edit {r.id}" for r in report.changed[:50]]
+    if len(report.added) + len(report.changed) > 100:
+        lines.append("...")
+    lines += [
+        "",
+        f"Statedump-Session: {report.session}",
+        "Statedump-Action: import",
+        f"Statedump-Source: {' '.join(report.source.split())}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _skipped_error(plan: ImportPlan) -> StatedumpError:
+    first = plan.skipped[0]
+    more = f" and {len(plan.skipped) - 1} more" if len(plan.skipped) > 1 else ""
+    return StatedumpError(
+        f"line {first.line}: {first.reason}{more}; --strict imports nothing",
+        where=plan.path,
+        hint="fix the lines or import without --strict to skip them",
+    )
+
+
+def apply_plan(
+    store: Store,
+    plan: ImportPlan,
+    session: str | None = None,
+    *,
+    dry_run: bool = False,
+    strict: bool = False,
+    session_title: str | None = None,
+) -> ImportReport:
+    """Write the plan's records into a session (created when missing) as one commit, then tag
+    each checkpoint as a dump. Records already there with the same content are left alone,
+    so importing the same file twice adds nothing."""
+    if strict and plan.skipped:
+        raise _skipped_error(plan)
+    sid, create = _choose_session(store, plan, session)
+    report = ImportReport(plan.format, source_label(plan.path), sid, created_session=create, dry_run=dry_run)
+    report.skipped = list(plan.skipped)
+    report.notes = list(plan.notes)
+    state = None if create else store.load(sid)
+    current = None if state is None else state.session
+    existing = {} if state is None else {r.id: r for r in state.records}
+    base = now()
+    files: dict[Path, bytes | None] = {}
+    known = set(existing) | {r.id for r in plan.records}
+    for index, raw in enumerate(plan.records):
+        record = redact_model(raw)
+        if record.at is None:
+            record = record.model_copy(update={"at": base + timedelta(seconds=index)})
+        old = existing.get(record.id)
+        if old is not None and _comparable(old) == _comparable(record):
+            report.unchanged += 1
+            continue
+        if old is not None:
+            record = record.model_copy(update={"at": old.at or record.at})
+            report.changed.append(record)
+            if old.kind != record.kind:
+                files[store.record_path(sid, old.kind, old.id)] = None
+        else:
+            report.added.append(record)
+        files[store.record_path(sid, record.kind, record.id)] = codec.dump_record(record).encode()
+        missing = sorted({t for _, t in record.link_pairs() if t not in known})
+        if missing:
+            report.notes.append(f"{record.kind}/{record.id} links to records not in the file or the session: {', '.join(missing)}")
+    meta = _session_after(current, sid, plan, session_title)
+    if current is None or meta != current:
+        report.session_changed = True
+        files[store.session_dir(sid) / SESSION_FILE] = codec.dump_session(meta).encode()
+    new_points = [c for c in plan.checkpoints if current is None or c.source not in {p.source for p in current.checkpoints}]
+    report.checkpoints = new_points
+    if dry_run or not files:
+        return report
+    with store.lock():
+        if create and (store.session_dir(sid) / SESSION_FILE).exists():
+            raise StatedumpError(f"session {sid!r} was created by someone else meanwhile", where="-s", hint="run the import again")
+        report.commit = commit_files(store, files, _message(report), fixed())
+    taken = {d.message.split("\n", 1)[0] for d in list_dumps(store, sid)}
+    for point in new_points:
+        subject = f"State dump ({point.source}): {point.message}"
+        if subject in taken:
+            continue
+        report.tags.append(tag_dump(store, sid, subject, point.at, sha=report.commit).name)
+    return report

@@ -1,0 +1,108 @@
+"""What an import would do: the records it found, the session facts, the checkpoints and
+the lines it had to skip. Readers build a plan; `apply` writes it in one commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from statedump.models import RecordBase, id_problem
+from statedump.store import slugify
+
+SESSION_FACTS = ("title", "model", "hardware", "agent", "repo", "branch", "cwd", "started", "body")
+"""Session fields an import may fill."""
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A line (or entry) of the input that could not be read."""
+
+    line: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class CheckpointMark:
+    """A state dump found in the input: an empty user turn followed by a summary, or a compaction."""
+
+    at: datetime | None
+    source: str
+    message: str
+
+
+@dataclass
+class ImportPlan:
+    """Everything an import found, before anything is written."""
+
+    format: str
+    path: Path
+    records: list[RecordBase] = field(default_factory=list)
+    session: dict[str, Any] = field(default_factory=dict)
+    """Session facts found in the input (see SESSION_FACTS); `id` is a suggested session id."""
+    checkpoints: list[CheckpointMark] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    _ids: dict[str, int] = field(default_factory=dict, repr=False)
+
+    def add(self, record: RecordBase) -> RecordBase:
+        """Add a record; a later record with the same id replaces the earlier one (a newer dump wins)."""
+        if record.id in self._ids:
+            self.records[self._ids[record.id]] = record
+        else:
+            self._ids[record.id] = len(self.records)
+            self.records.append(record)
+        return record
+
+    def has(self, record_id: str) -> bool:
+        return record_id in self._ids
+
+    def skip(self, line: int, reason: str) -> None:
+        self.skipped.append(Skipped(line, reason))
+
+    def fact(self, name: str, value: Any) -> None:
+        """Set a session fact once: the first value found wins (later lines repeat it)."""
+        if value not in (None, "") and name not in self.session:
+            self.session[name] = value
+
+    def extend(self, other: ImportPlan) -> None:
+        """Take over another plan's records, checkpoints, skipped lines and notes."""
+        for record in other.records:
+            self.add(record)
+        self.checkpoints += other.checkpoints
+        self.skipped += other.skipped
+        self.notes += other.notes
+        for name, value in other.session.items():
+            self.fact(name, value)
+
+
+def short_hash(*parts: str, length: int = 10) -> str:
+    """A stable hex digest of some text: the same input always gives the same id."""
+    digest = hashlib.sha256("\x00".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+    return digest[:length]
+
+
+def stable_id(prefix: str, text: str, key: str | None = None, limit: int = 40) -> str:
+    """`prefix-slug-of-text-hash`: readable and the same every time the same input is read.
+
+    `key` (a uuid, a line's identity) decides the hash when given, so an edited title
+    does not make a new record on re-import.
+    """
+    slug = slugify(text, limit=limit)
+    digest = short_hash(key if key is not None else text, length=8)
+    out = f"{prefix}-{slug}-{digest}" if prefix else f"{slug}-{digest}"
+    out = re.sub(r"-{2,}", "-", out).strip("-")
+    return out if id_problem(out) is None else f"r-{digest}"
+
+
+def one_line(text: str, limit: int = 200) -> str:
+    """The first non-empty line of a text, shortened to fit a title."""
+    for line in text.splitlines():
+        line = " ".join(line.split()).strip("#*>- ").strip()
+        if line:
+            return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+    return "(empty)"
