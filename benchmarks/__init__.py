@@ -1,0 +1,1 @@
+"""Benchmarks for statedump: synthetic stores and transcripts, the cases, and the runner (`python -m benchmarks`)."""

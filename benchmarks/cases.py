@@ -1,0 +1,446 @@
+"""The benchmark cases: one function each, returning the rows the runner prints.
+
+Every row compares a figure with a baseline measured in the same run, on the same
+machine, so a busy machine slows both: the targets are ratios wherever the issue
+allows. Timings are medians of `reps` runs, and the figure and its baseline run
+alternately so that a burst of load elsewhere hits both alike. "A whole CLI
+process" means `sys.executable -m statedump ...` in a subprocess.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarks import generate
+
+PY = sys.executable
+SD = (PY, "-m", "statedump")
+
+
+class Unavailable(Exception):
+    """The code a case measures does not exist yet (or a peer tool is not installed)."""
+
+
+@dataclass
+class Row:
+    """One measured comparison: the figure, its baseline, their ratio, and the target."""
+
+    case: str
+    measure: str
+    figure: float | None
+    baseline: float | None
+    baseline_measure: str
+    unit: str
+    target: str
+    ratio: float | None = None
+    passed: bool | None = None
+    status: str = "ok"
+    extra: dict[str, float] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Context:
+    """What every case shares: sizes, repetitions, where stores go, and the stores built so far."""
+
+    workdir: Path
+    records: int
+    small: int
+    decisions: int
+    transcript_mb: float
+    reps: int
+    env: dict[str, str]
+    log: Callable[[str], None]
+    _stores: dict[str, generate.Built] = field(default_factory=dict)
+    _parse: dict[int, float] = field(default_factory=dict)
+
+    def store(self, count: int, kinds: dict[str, int] | None = None, name: str | None = None) -> generate.Built:
+        """A generated store of `count` records, built once per run."""
+        key = name or f"s{count}"
+        if key not in self._stores:
+            root = self.workdir / key
+            if root.exists():
+                shutil.rmtree(root)
+            started = time.perf_counter()
+            self._stores[key] = generate.build_store(root, count, kinds=kinds)
+            self.log(f"  built {key}: {count} records, {count + 2} commits in {time.perf_counter() - started:.1f} s")
+        return self._stores[key]
+
+    def run(self, argv: Sequence[str], cwd: Path | None = None, stdin: bytes | None = None) -> float:
+        """Wall time of one process; a failure is an error with its stderr."""
+        started = time.perf_counter()
+        done = subprocess.run(
+            list(argv), cwd=cwd, env=self.env, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False
+        )
+        took = time.perf_counter() - started
+        if done.returncode != 0:
+            failed(argv, done.returncode, done.stderr)
+        return took
+
+    def output(self, argv: Sequence[str], cwd: Path | None = None) -> str:
+        done = subprocess.run(list(argv), cwd=cwd, env=self.env, capture_output=True, check=False)
+        if done.returncode != 0:
+            failed(argv, done.returncode, done.stderr)
+        return done.stdout.decode()
+
+    def alternate(self, *jobs: Callable[[], float]) -> list[float]:
+        """Median of each job over `reps` rounds, the jobs taking turns within a round."""
+        samples: list[list[float]] = [[] for _ in jobs]
+        for _ in range(self.reps):
+            for i, job in enumerate(jobs):
+                samples[i].append(job())
+        return [statistics.median(s) for s in samples]
+
+    def parse_time(self, built: generate.Built) -> float:
+        """Median time to read and parse a session's YAML files with PyYAML's C loader (in a fresh process)."""
+        if built.commits not in self._parse:
+            folder = built.root / "sessions" / built.session
+            script = (
+                "import sys, os, time, yaml\n"
+                "paths = [e.path for k in os.scandir(sys.argv[1]) if k.is_dir() for e in os.scandir(k.path) if e.name.endswith('.yaml')]\n"
+                "t = time.perf_counter()\n"
+                "for p in paths:\n"
+                "    with open(p, 'rb') as fh: yaml.load(fh.read().decode('utf-8'), Loader=yaml.CSafeLoader)\n"
+                "print(time.perf_counter() - t)\n"
+            )
+            runs = [float(self.output([PY, "-c", script, str(folder)])) for _ in range(self.reps)]
+            self._parse[built.commits] = statistics.median(runs)
+        return self._parse[built.commits]
+
+
+def failed(argv: Sequence[str], status: int, stderr: bytes) -> None:
+    """Raise for a failed process: Unavailable when a statedump module is missing, else an error with stderr's last line."""
+    lines = stderr.decode(errors="replace").strip().splitlines() or ["(no output)"]
+    missing = [line for line in lines if "No module named 'statedump" in line]
+    if missing:
+        raise Unavailable(missing[-1].split(": ", 1)[-1])
+    command = " ".join(a for a in argv[:6] if a not in (PY, "-m", "-c"))
+    raise RuntimeError(f"`{command}` exited {status}: {lines[-1][:200]}")
+
+
+def needs(*modules: str) -> None:
+    """Refuse a case whose code is not written yet."""
+    for module in modules:
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except ModuleNotFoundError:
+            found = False
+        if not found:
+            raise Unavailable(f"{module} does not exist yet")
+
+
+def _row(case: str, measure: str, figure: float, baseline: float, baseline_measure: str, target: str, ok: bool, **extra: float) -> Row:
+    return Row(case, measure, figure, baseline, baseline_measure, "s", target, figure / baseline if baseline else None, ok, extra=extra)
+
+
+# -- the cases ------------------------------------------------------------------------------
+
+
+def start(ctx: Context) -> list[Row]:
+    """`statedump --help` and `statedump render` of the example session, each <= 3x `import yaml, pydantic`."""
+    demo = ctx.workdir / "demo"
+    if not demo.exists():
+        from statedump.demo import build_demo
+
+        build_demo(demo)
+    base = [PY, "-c", "import yaml, pydantic"]
+    help_t, render_t, import_t = ctx.alternate(
+        lambda: ctx.run([*SD, "--help"]), lambda: ctx.run([*SD, "render", "--store", str(demo)]), lambda: ctx.run(base)
+    )
+    label = 'python -c "import yaml, pydantic"'
+    return [
+        _row("start-help", "statedump --help", help_t, import_t, label, "<= 3x baseline", help_t <= 3 * import_t),
+        _row("start-render", "statedump render (example session)", render_t, import_t, label, "<= 3x baseline", render_t <= 3 * import_t),
+    ]
+
+
+def render(ctx: Context) -> list[Row]:
+    """`statedump render` of a big session: <= 1.0 s and <= 2x parsing its YAML files with the C loader."""
+    built = ctx.store(ctx.records)
+    (figure,) = ctx.alternate(lambda: ctx.run([*SD, "render", "--store", str(built.root)]))
+    parse = ctx.parse_time(built)
+    ok = figure <= 1.0 and figure <= 2 * parse
+    return [
+        _row(
+            "render",
+            f"statedump render, {ctx.records} records",
+            figure,
+            parse,
+            "parse the YAML files (CSafeLoader)",
+            "<= 1.0 s and <= 2x",
+            ok,
+        )
+    ]
+
+
+def why(ctx: Context) -> list[Row]:
+    """`statedump why` on a big session: <= 1.0 s (the YAML parse time is shown for scale)."""
+    needs("statedump.audit", "statedump.cli.audit_cmds")
+    built = ctx.store(ctx.records)
+    decision = built.ids["decision"][len(built.ids["decision"]) // 2]
+    (figure,) = ctx.alternate(lambda: ctx.run([*SD, "why", decision, "--store", str(built.root)]))
+    parse = ctx.parse_time(built)
+    return [
+        _row("why", f"statedump why, {ctx.records} records", figure, parse, "parse the YAML files (CSafeLoader)", "<= 1.0 s", figure <= 1.0)
+    ]
+
+
+def log(ctx: Context) -> list[Row]:
+    """`statedump log ID` in a deep store: <= 1.5x `git log -- <that record's file>`."""
+    needs("statedump.history", "statedump.cli.history_cmds")
+    built = ctx.store(ctx.records)
+    kind = "decision"
+    record = built.ids[kind][len(built.ids[kind]) // 2]
+    path = f"sessions/{built.session}/{kind}/{record}.yaml"
+    figure, baseline = ctx.alternate(
+        lambda: ctx.run([*SD, "log", record, "--store", str(built.root)]),
+        lambda: ctx.run(["git", "-C", str(built.root), "log", "--", path]),
+    )
+    return [
+        _row(
+            "log", f"statedump log ID, {built.commits} commits", figure, baseline, "git log -- <file>", "<= 1.5x", figure <= 1.5 * baseline
+        )
+    ]
+
+
+_TUI_PROBE = """
+import asyncio, sys, time
+started = time.perf_counter()
+from statedump.store import Store
+from statedump.tui.app import make_app
+
+async def main():
+    app = make_app(Store.find(sys.argv[1]), sys.argv[2])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        print(time.perf_counter() - started)
+
+asyncio.run(main())
+"""
+
+_LOAD_PROBE = """
+import sys, time
+started = time.perf_counter()
+from statedump.store import Store
+store = Store.find(sys.argv[1])
+store.load(sys.argv[2])
+print(time.perf_counter() - started)
+"""
+
+
+def tui(ctx: Context) -> list[Row]:
+    """Open a big session in the TUI until its first screen is ready (Pilot): <= 1.5 s."""
+    needs("textual", "statedump.tui.app")
+    built = ctx.store(ctx.records)
+    args = [str(built.root), built.session]
+
+    def probe(script: str) -> Callable[[], float]:
+        return lambda: float(ctx.output([PY, "-c", script, *args]).strip().splitlines()[-1])
+
+    figure, baseline = ctx.alternate(probe(_TUI_PROBE), probe(_LOAD_PROBE))
+    return [_row("tui", f"TUI first screen, {ctx.records} records", figure, baseline, "import + Store.load", "<= 1.5 s", figure <= 1.5)]
+
+
+def peer(ctx: Context) -> list[Row]:
+    """`statedump export adr` of N decisions, against adr-tools' `adr generate toc` over the same files: faster."""
+    needs("statedump.export", "statedump.cli.export_cmd")
+    if shutil.which("adr") is None:
+        raise Unavailable("adr-tools is not installed (apt-get install adr-tools)")
+    built = ctx.store(ctx.decisions, kinds={"decision": 1}, name=f"adr{ctx.decisions}")
+    out = ctx.workdir / "adr-out"
+
+    def export() -> float:
+        if out.exists():
+            shutil.rmtree(out)
+        return ctx.run([*SD, "export", "adr", "--dir", str(out), "--store", str(built.root)])
+
+    export()
+    # adr-tools finds its folder through `.adr-dir` in the working directory.
+    peer_cwd = ctx.workdir / "adr-peer"
+    peer_cwd.mkdir(exist_ok=True)
+    (peer_cwd / ".adr-dir").write_text(str(out))
+    figure, baseline = ctx.alternate(export, lambda: ctx.run(["adr", "generate", "toc"], cwd=peer_cwd))
+    files = len(list(out.glob("*.md")))
+    return [
+        _row(
+            "peer",
+            f"statedump export adr, {ctx.decisions} decisions",
+            figure,
+            baseline,
+            "adr generate toc",
+            "< 1x (faster)",
+            figure < baseline,
+            files=files,
+        )
+    ]
+
+
+_RSS_WRAP = """
+import json, resource, subprocess, sys, time
+started = time.perf_counter()
+done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+took = time.perf_counter() - started
+if done.returncode:
+    sys.exit(done.stderr.decode(errors="replace")[-400:])
+print(json.dumps({"seconds": took, "max_rss_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
+"""
+
+_JSON_LOOP = """
+import json, sys
+with open(sys.argv[1], "rb") as fh:
+    for line in fh:
+        json.loads(line)
+"""
+
+
+def import_(ctx: Context) -> list[Row]:
+    """A big Claude Code transcript: >= 0.5x the throughput of a bare json.loads loop, peak RSS <= 200 MB."""
+    needs("statedump.ingest", "statedump.cli.import_cmd")
+    path = ctx.workdir / f"transcript-{ctx.transcript_mb:g}mb.jsonl"
+    if not path.exists():
+        started = time.perf_counter()
+        generate.transcript(path, ctx.transcript_mb)
+        ctx.log(f"  wrote {path.name} in {time.perf_counter() - started:.1f} s")
+    megabytes = path.stat().st_size / 1024 / 1024
+    count = [0]
+
+    def measured(argv: list[str]) -> dict[str, float]:
+        out = subprocess.run([PY, "-c", _RSS_WRAP, *argv], env=ctx.env, capture_output=True, check=False)
+        if out.returncode:
+            failed(argv, out.returncode, out.stderr)
+        result: dict[str, float] = json.loads(out.stdout)
+        return result
+
+    def statedump_import() -> dict[str, float]:
+        count[0] += 1
+        root = ctx.workdir / f"import-store-{count[0]}"
+        if root.exists():
+            shutil.rmtree(root)
+        generate.build_store(root, 0)
+        result = measured([*SD, "import", "claude-code", str(path), "--store", str(root)])
+        shutil.rmtree(root)
+        return result
+
+    runs: list[tuple[dict[str, float], dict[str, float]]] = []
+    for _ in range(ctx.reps):
+        runs.append((statedump_import(), measured([PY, "-c", _JSON_LOOP, str(path)])))
+    ours = statistics.median(r[0]["seconds"] for r in runs)
+    bare = statistics.median(r[1]["seconds"] for r in runs)
+    rss = max(r[0]["max_rss_kb"] for r in runs) / 1024
+    bare_rss = max(r[1]["max_rss_kb"] for r in runs) / 1024
+    throughput, bare_throughput = megabytes / ours, megabytes / bare
+    return [
+        Row(
+            "import",
+            f"statedump import claude-code, {megabytes:.0f} MB",
+            throughput,
+            bare_throughput,
+            "json.loads loop over the lines",
+            "MB/s",
+            ">= 0.5x",
+            throughput / bare_throughput,
+            throughput >= 0.5 * bare_throughput,
+            extra={"seconds": ours, "baseline_seconds": bare},
+        ),
+        Row(
+            "import-rss",
+            "peak RSS of that import",
+            rss,
+            bare_rss,
+            "peak RSS of the json.loads loop",
+            "MB",
+            "<= 200 MB",
+            rss / bare_rss,
+            rss <= 200,
+        ),
+    ]
+
+
+def add(ctx: Context) -> list[Row]:
+    """One `statedump add` (a whole CLI process) in a deep store: <= 1.25x in a 10-commit store, <= 3x git add + commit."""
+    deep = ctx.store(ctx.records)
+    shallow = ctx.store(ctx.small)
+    turn = [0]
+
+    def add_in(built: generate.Built) -> Callable[[], float]:
+        def job() -> float:
+            turn[0] += 1
+            title = f"Benchmark add number {turn[0]}"
+            return ctx.run([*SD, "add", "task", "--title", title, "--body", "Added by the benchmark.", "--store", str(built.root)])
+
+        return job
+
+    def git_add() -> float:
+        turn[0] += 1
+        name = f"plain-{turn[0]}.txt"
+        (deep.root / name).write_text(f"plain file {turn[0]}\n")
+        took = ctx.run(["git", "-C", str(deep.root), "add", "--", name])
+        return took + ctx.run(["git", "-C", str(deep.root), "commit", "--quiet", "-m", f"add {name}", "--", name])
+
+    at_depth, shallow_t, git_t = ctx.alternate(add_in(deep), add_in(shallow), git_add)
+    measure = f"statedump add, {deep.commits} commits"
+    return [
+        _row(
+            "add-depth", measure, at_depth, shallow_t, f"the same add, {shallow.commits} commits", "<= 1.25x", at_depth <= 1.25 * shallow_t
+        ),
+        _row("add-vs-git", measure, at_depth, git_t, "git add + git commit of one file", "<= 3x", at_depth <= 3 * git_t),
+    ]
+
+
+CASES: dict[str, Callable[[Context], list[Row]]] = {
+    "start": start,
+    "render": render,
+    "why": why,
+    "log": log,
+    "tui": tui,
+    "peer": peer,
+    "import": import_,
+    "add": add,
+}
+"""Case name -> function, in the order they run (writes last, so the read cases see the generated stores as built)."""
+
+TARGETS = {
+    "start": ["start-help", "start-render"],
+    "render": ["render"],
+    "why": ["why"],
+    "log": ["log"],
+    "tui": ["tui"],
+    "peer": ["peer"],
+    "import": ["import", "import-rss"],
+    "add": ["add-depth", "add-vs-git"],
+}
+"""The rows each case reports, also when it is not available."""
+
+
+def placeholder(case: str, status: str) -> list[Row]:
+    """Rows for a case that could not run: "not available: ..." or "error: ..."."""
+    return [Row(name, "", None, None, "", "", "", status=status) for name in TARGETS[case]]
+
+
+def environment() -> dict[str, str]:
+    """The environment for every subprocess: no user config, a fixed identity, no store from outside."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "STATEDUMP_"))}
+    env.update(
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_AUTHOR_NAME="bench",
+        GIT_AUTHOR_EMAIL="bench@localhost",
+        GIT_COMMITTER_NAME="bench",
+        GIT_COMMITTER_EMAIL="bench@localhost",
+    )
+    return env

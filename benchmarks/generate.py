@@ -1,0 +1,365 @@
+"""Large synthetic stores and transcripts for the benchmarks.
+
+A store of N records is a real statedump store with a real history: `Store.init`
+and `Store.create_session` make the first two commits the ordinary way, then one
+commit per record follows, each adding one record file with the subject and
+trailers statedump itself writes (`statedump.store.commit_message`), dated by the
+record's `at`. Those commits are written with `git fast-import` rather than by
+10,000 `statedump add` processes: the result is the same kind of repository (real
+commits, real trees, the same messages), built in seconds instead of an hour. The
+files are the bytes `codec.dump_record` writes, so statedump reads them as its own.
+
+The records cover every kind, with title and body lengths like the example
+session's, links to earlier records, decisions that enforce flags of commands,
+and commands of several lines.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from statedump import codec
+from statedump.models import KINDS, RecordBase, Session
+from statedump.store import SESSION_FILE, SESSIONS, Store, commit_message
+
+SESSION = "bench"
+START = datetime(2026, 3, 1, 8, 0, tzinfo=UTC)
+IDENT = "statedump <statedump@localhost>"
+
+# How often each kind appears in a long deployment session (weights, not counts).
+MIX = {
+    "discovery": 22,
+    "task": 14,
+    "command": 11,
+    "benchmark": 11,
+    "compat": 10,
+    "decision": 9,
+    "instruction": 8,
+    "component": 5,
+    "file": 5,
+    "reference": 5,
+}
+
+_VOCABULARY = (
+    "kv cache fp8 bf16 scale moe runner backend flashinfer cutlass cudnn triton attention sm120 blackwell gpu nccl pcie "
+    "throughput latency decode prefill concurrency tokens context expert parallel tensor graph capture kernel build source "
+    "sglang server launch flag checkpoint config quantization nvfp4 accuracy smoke test long agentic coding prompt batch "
+    "memory capacity allreduce bandwidth driver cuda torch nightly wheel systemd unit restart service monitor metric "
+    "regression baseline speculative nextn draft acceptance rate warmup timeout port health check request queue scheduler "
+    "chunked radix prefix eviction page size fused gemm fallback crash nan garbage output traced verified measured"
+)
+WORDS = tuple(_VOCABULARY.split())
+FLAGS = (
+    "--kv-cache-dtype",
+    "--moe-runner-backend",
+    "--fp4-gemm-backend",
+    "--attention-backend",
+    "--tp-size",
+    "--max-running-requests",
+    "--chunked-prefill-size",
+    "--mem-fraction-static",
+    "--cuda-graph-max-bs",
+    "--speculative-algorithm",
+)
+VALUES = ("bf16", "flashinfer_cutlass", "flashinfer_cudnn", "triton", "8", "1024", "8192", "0.88", "256", "NEXTN")
+
+
+@dataclass(frozen=True)
+class Built:
+    """A generated store: where it is, its session, its records' ids by kind, and its commit count."""
+
+    root: Path
+    session: str
+    ids: dict[str, list[str]]
+    commits: int
+
+
+class _Text:
+    """Deterministic pseudo-prose over the deployment vocabulary."""
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+
+    def words(self, low: int, high: int) -> str:
+        return " ".join(self.rng.choice(WORDS) for _ in range(self.rng.randint(low, high)))
+
+    def title(self) -> str:
+        return self.words(4, 11).capitalize()
+
+    def sentence(self) -> str:
+        return self.words(8, 22).capitalize() + "."
+
+    def paragraph(self) -> str:
+        text, lines, line = " ".join(self.sentence() for _ in range(self.rng.randint(2, 5))), [], ""
+        # Bodies are wrapped near 100 columns, as people and agents write them.
+        for word in text.split():
+            if len(line) + len(word) > 98:
+                lines.append(line)
+                line = word
+            else:
+                line = f"{line} {word}".strip()
+        return "\n".join([*lines, line])
+
+    def body(self) -> str | None:
+        count = self.rng.choice((0, 1, 1, 2, 2, 3, 4))
+        return "\n\n".join(self.paragraph() for _ in range(count)) or None
+
+    def command(self) -> str:
+        env = [
+            f"NCCL_{self.rng.choice(('P2P_LEVEL', 'PROTO', 'MIN_NCHANNELS', 'BUFFSIZE'))}={self.rng.randint(1, 64)} \\" for _ in range(2)
+        ]
+        flags = [f"  {f} {v} \\" for f, v in zip(self.rng.sample(FLAGS, 6), self.rng.sample(VALUES, 6), strict=True)]
+        return "\n".join(
+            [*env, "python -m sglang.launch_server \\", "  --model-path nvidia/Qwen3.5-397B-A17B-NVFP4 \\", *flags, "  --port 30000"]
+        )
+
+
+def _fields(kind: str, text: _Text, earlier: dict[str, list[str]]) -> dict[str, Any]:
+    rng = text.rng
+    if kind == "instruction":
+        return {"quote": text.sentence(), "standing": rng.random() < 0.3}
+    if kind == "discovery":
+        return {
+            "category": rng.choice(("finding", "finding", "risk", "dead-end")),
+            "status": rng.choice(("confirmed", "suspected", "ruled-out")),
+        }
+    if kind == "compat":
+        return {
+            "component": rng.choice(("MoE runner backend", "FP4 GEMM backend", "Attention backend")),
+            "option": rng.choice(VALUES),
+            "target": "SM120 (RTX PRO 6000 Blackwell)",
+            "versions": {"sglang": "main", "CUDA": "13.0.1", "torch": "2.12.0 nightly"},
+            "status": rng.choice(("works", "fails", "partial")),
+            "symptom": text.sentence() if rng.random() < 0.5 else None,
+            "repro": text.sentence(),
+        }
+    if kind == "benchmark":
+        return {
+            "workload": "sglang.bench_serving random 1024 in / 512 out",
+            "concurrency": rng.choice((1, 8, 64, 256, 1024)),
+            "metrics": [
+                {"name": "output_throughput", "value": round(rng.uniform(100, 2500), 1), "unit": "tok/s"},
+                {"name": "median_ttft", "value": round(rng.uniform(50, 900), 1), "unit": "ms"},
+                {"name": "median_itl", "value": round(rng.uniform(4, 40), 2), "unit": "ms"},
+            ],
+            "environment": {"kv-cache-dtype": rng.choice(("bf16", "fp8_e4m3")), "moe-runner-backend": "flashinfer_cutlass", "tp-size": "8"},
+            "baseline": rng.random() < 0.1,
+            "status": rng.choice(("valid", "valid", "stale")),
+        }
+    if kind == "decision":
+        commands = earlier.get("command", [])
+        enforces = [
+            {"command": c, "flag": rng.choice(FLAGS), "value": rng.choice(VALUES)} for c in rng.sample(commands, min(2, len(commands)))
+        ]
+        return {
+            "question": text.sentence(),
+            "choice": text.words(3, 8),
+            "alternatives": [{"option": text.words(2, 6), "why_not": text.sentence()} for _ in range(rng.randint(1, 3))],
+            "rationale": text.paragraph(),
+            "tradeoffs": [{"aspect": "KV cache capacity", "before": "3.15M", "after": "1.57M", "unit": "tokens", "note": text.sentence()}],
+            "enforces": enforces,
+            "deciders": ["coding agent"],
+            "status": rng.choice(("accepted", "accepted", "proposed", "superseded")),
+        }
+    if kind == "task":
+        return {
+            "status": rng.choice(("done", "done", "todo", "in-progress", "proposed", "blocked")),
+            "priority": rng.choice((None, 1, 2, 3)),
+            "impact": text.words(3, 8) if rng.random() < 0.5 else None,
+        }
+    if kind == "command":
+        return {
+            "form": "shell",
+            "text": text.command(),
+            "purpose": text.sentence(),
+            "last_known_good": rng.random() < 0.5,
+            "status": rng.choice(("current", "previous", "previous", "failed")),
+        }
+    if kind == "component":
+        return {
+            "name": rng.choice(("sglang", "sgl-kernel", "flashinfer", "torch", "CUDA", "NCCL")),
+            "version": f"{rng.randint(0, 13)}.{rng.randint(0, 30)}.{rng.randint(0, 9)}",
+        }
+    if kind == "file":
+        return {"path": f"/opt/sglang/python/sglang/srt/{rng.choice(WORDS)}/{rng.choice(WORDS)}.py"}
+    if kind == "reference":
+        return {"url": f"https://docs.example.org/{rng.choice(WORDS)}/{rng.choice(WORDS)}"}
+    return {"criteria": [text.sentence() for _ in range(3)]}
+
+
+def _links(kind: str, rng: random.Random, earlier: dict[str, list[str]]) -> dict[str, list[str]]:
+    def pick(kinds: tuple[str, ...], count: int) -> list[str]:
+        pool = [i for k in kinds for i in earlier.get(k, [])[-200:]]
+        return sorted(set(rng.sample(pool, min(count, len(pool))))) if pool else []
+
+    links: dict[str, list[str]] = {}
+    if kind in ("decision", "discovery", "compat"):
+        links["evidence"] = pick(("discovery", "benchmark", "compat"), rng.randint(1, 3))
+    if kind != "instruction":
+        links["prompted_by"] = pick(("instruction",), 1)
+    if kind == "benchmark":
+        links["produced_by"] = pick(("command",), 1)
+    if kind == "command" and rng.random() < 0.4:
+        links["supersedes"] = pick(("command",), 1)
+    if rng.random() < 0.5:
+        links["relates_to"] = pick(("file", "reference", "component", "task"), rng.randint(1, 2))
+    return {k: v for k, v in links.items() if v}
+
+
+def records(count: int, seed: int = 7, kinds: dict[str, int] | None = None) -> Iterator[RecordBase]:
+    """`count` valid records in the order they happened; the first is the goal (unless `kinds` says otherwise)."""
+    rng = random.Random(seed)  # noqa: S311 - reproducible test data, not secrets
+    text = _Text(rng)
+    mix = kinds or MIX
+    names, weights = list(mix), list(mix.values())
+    earlier: dict[str, list[str]] = {}
+    for n in range(count):
+        kind = "goal" if n == 0 and kinds is None else rng.choices(names, weights)[0]
+        title = text.title()
+        data: dict[str, Any] = {
+            "id": f"{kind[:4]}-{n:05d}-" + "-".join(title.lower().split()[:3]),
+            "kind": kind,
+            "title": title,
+            "at": START + timedelta(seconds=45 * n),
+            "source": f"msg {1000 + n}",
+            "tags": rng.sample(WORDS, rng.randint(1, 4)),
+            "links": _links(kind, rng, earlier),
+            "body": text.body(),
+            **_fields(kind, text, earlier),
+        }
+        record = KINDS[kind].model_validate({k: v for k, v in data.items() if v is not None})
+        earlier.setdefault(kind, []).append(record.id)
+        yield record
+
+
+def _git(root: Path, *args: str, stdin: bytes | None = None) -> str:
+    done = subprocess.run(["git", "-C", str(root), *args], input=stdin, capture_output=True, check=True)
+    return done.stdout.decode().strip()
+
+
+def _blob(data: bytes) -> bytes:
+    return b"data %d\n%s\n" % (len(data), data)
+
+
+def build_store(root: Path, count: int, seed: int = 7, kinds: dict[str, int] | None = None) -> Built:
+    """A store at `root` with one session of `count` records and `count + 2` commits (see the module docstring)."""
+    store = Store.init(root)
+    store.create_session(Session(id=SESSION, title="Synthetic benchmark session", model="nvidia/Qwen3.5-397B-A17B-NVFP4"), when=START)
+    head = _git(root, "rev-parse", "HEAD")
+    stream: list[bytes] = []
+    ids: dict[str, list[str]] = {}
+    for n, record in enumerate(records(count, seed, kinds)):
+        data = codec.dump_record(record).encode()
+        path = store.record_path(SESSION, record.kind, record.id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        ids.setdefault(record.kind, []).append(record.id)
+        assert record.at is not None  # every generated record is dated
+        stamp = f"{IDENT} {int(record.at.timestamp())} +0000".encode()
+        message = commit_message("add", record, SESSION, record.source).encode()
+        stream += [b"commit refs/heads/main\n", b"author %s\ncommitter %s\n" % (stamp, stamp), _blob(message)]
+        if n == 0:
+            stream.append(f"from {head}\n".encode())
+        stream += [f"M 100644 inline {store.rel(path)}\n".encode(), _blob(data)]
+    if stream:
+        _git(root, "fast-import", "--quiet", "--done", stdin=b"".join([*stream, b"done\n"]))
+        # The work tree already holds the files; make the index match the new HEAD.
+        _git(root, "reset", "--quiet")
+    return Built(root, SESSION, ids, count + 2)
+
+
+def session_yaml(root: Path) -> Path:
+    return root / SESSIONS / SESSION / SESSION_FILE
+
+
+def transcript(path: Path, megabytes: float, seed: int = 11) -> int:
+    """A Claude Code JSONL transcript of about `megabytes` MB (the shape in notes/formats.md §1); returns its size."""
+    rng = random.Random(seed)  # noqa: S311 - reproducible test data, not secrets
+    text = _Text(rng)
+    session = "5e0c2a7b-1f3d-4c1e-8a2b-6d9e4f0a7c11"
+    target = int(megabytes * 1024 * 1024)
+    n, parent = 0, None
+    message: dict[str, Any]
+    when = datetime(2026, 3, 14, 7, 30, tzinfo=UTC)
+    # Tool outputs make up most of a real transcript; a pool of them keeps generation fast.
+    outputs = ["\n".join(text.sentence() for _ in range(rng.randint(5, 120))) for _ in range(64)]
+    dump = "\n\n".join(
+        f"## {h}\n\n" + "\n".join(f"- {text.sentence()}" for _ in range(6)) for h in ("Goal", "Instructions", "Discoveries", "Accomplished")
+    )
+    with open(path, "w", encoding="utf-8") as fh:
+        head = json.dumps({"type": "summary", "summary": "Deploy Qwen3.5 on SM120", "leafUuid": f"00000000-0000-4000-8000-{0:012d}"}) + "\n"
+        fh.write(head)
+        size = len(head)
+        while size < target:
+            n += 1
+            uuid = f"00000000-0000-4000-8000-{n:012d}"
+            when += timedelta(seconds=rng.randint(1, 30))
+            env = {
+                "parentUuid": parent,
+                "isSidechain": False,
+                "userType": "external",
+                "cwd": "/home/ann/deploy",
+                "sessionId": session,
+                "version": "2.0.61",
+                "gitBranch": "main",
+                "uuid": uuid,
+                "timestamp": when.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            }
+            step = n % 4
+            line: dict[str, Any]
+            if n % 4000 in (1, 2):
+                # Now and then an empty user turn, then a state dump: a checkpoint.
+                line = {**env, "type": "user", "message": {"role": "user", "content": ""}}
+                if n % 4000 == 2:
+                    content = [{"type": "text", "text": dump}]
+                    message = {
+                        "model": "claude-sonnet-4-5-20250929",
+                        "id": f"msg_{n:08d}",
+                        "type": "message",
+                        "role": "assistant",
+                        "content": content,
+                    }
+                    line = {**env, "type": "assistant", "requestId": f"req_{n:08d}", "message": message}
+            elif step == 1:
+                line = {**env, "type": "user", "message": {"role": "user", "content": text.sentence()}}
+            elif step == 2:
+                blocks: list[dict[str, Any]] = [
+                    {"type": "thinking", "thinking": text.paragraph(), "signature": "sig"},
+                    {"type": "text", "text": text.paragraph()},
+                    {"type": "tool_use", "id": f"toolu_{n:08d}", "name": "Bash", "input": {"command": text.command()}},
+                ]
+                message = {
+                    "model": "claude-sonnet-4-5-20250929",
+                    "id": f"msg_{n:08d}",
+                    "type": "message",
+                    "role": "assistant",
+                    "content": blocks,
+                }
+                message |= {
+                    "stop_reason": "tool_use",
+                    "usage": {"input_tokens": rng.randint(10, 99), "output_tokens": rng.randint(50, 900)},
+                }
+                line = {**env, "type": "assistant", "requestId": f"req_{n:08d}", "message": message}
+            elif step == 3:
+                out = rng.choice(outputs)
+                result = {"tool_use_id": f"toolu_{n - 1:08d}", "type": "tool_result", "content": out, "is_error": False}
+                line = {
+                    **env,
+                    "type": "user",
+                    "message": {"role": "user", "content": [result]},
+                    "toolUseResult": {"stdout": out, "stderr": ""},
+                }
+            else:
+                line = {**env, "type": "system", "subtype": "turn_duration", "durationMs": rng.randint(100, 90000), "level": "info"}
+            raw = json.dumps(line, ensure_ascii=False) + "\n"
+            fh.write(raw)
+            size += len(raw.encode())
+            parent = uuid
+    return size
