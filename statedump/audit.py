@@ -316,7 +316,7 @@ def why_markdown(report: WhyReport) -> str:
     out += ["", "## Enforced by"]
     items = []
     for item in report.enforcing:
-        mark = "present" if item.present else f"NOT present ({_actual_text(item)})"
+        mark = "present" if item.present else f"NOT present ({inline(_actual_text(item))})"
         status = f" ({item.command.status})" if item.command else ""
         items.append(f"{code(item.enforcement.command)}{status}: {code(_setting(item.enforcement))} — {mark}")
     items += [f"{code(c.id)} ({c.status}): {inline(c.title)}" for c in report.enforcing_commands]

@@ -73,8 +73,10 @@ def carries(enforcement: Enforcement, command: Command) -> bool:
     return enforcement.value is None or found[-1] == enforcement.value
 
 
-def _shown(values: list[str | None]) -> str:
-    return ", ".join("(no value)" if v is None else v for v in values)
+def _settings(e: Enforcement, values: list[str | None]) -> str:
+    """What a command actually sets, written the way the enforcement is."""
+    shown = [Enforcement(command=e.command, flag=e.flag, env=e.env, value=v) for v in values]
+    return " and ".join(_setting(s) for s in shown)
 
 
 def _enforcement_findings(state: SessionState, cache: dict[str, ParsedCommand]) -> list[Finding]:
@@ -102,7 +104,7 @@ def _enforcement_findings(state: SessionState, cache: dict[str, ParsedCommand]) 
                     Finding(
                         "enforcement-missing",
                         where,
-                        f"enforces {_setting(e)} but command {cmd.id} does not set {what}",
+                        f"enforces {_setting(e)} on command {cmd.id}, but the command does not set {what}",
                     )
                 )
             elif e.value is not None and found[-1] != e.value:
@@ -110,7 +112,7 @@ def _enforcement_findings(state: SessionState, cache: dict[str, ParsedCommand]) 
                     Finding(
                         "enforcement-contradicted",
                         where,
-                        f"enforces {what} = {e.value} but command {cmd.id} sets {what} = {_shown(found)}",
+                        f"enforces {_setting(e)} on command {cmd.id}, but the command has {_settings(e, found)}",
                     )
                 )
     return out

@@ -25,6 +25,7 @@ Form = Literal["shell", "systemd", "env"]
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
 _OPERATORS = {";", ";;", "&", "&&", "|", "||", "|&"}
 _REDIRECT = re.compile(r"^[<>]+&?$|^&>>?$")
+_DESCRIPTOR = re.compile(r"(?:^|\s)(\d+)[<>]")
 _NEGATIVE_NUMBER = re.compile(r"^-\d")
 _UNIT_LINE = re.compile(r"^([A-Za-z][A-Za-z0-9]*)\s*=\s*(.*)$")
 # systemd lets an Exec line start with these characters to change how it runs.
@@ -125,6 +126,9 @@ def _logical_lines(text: str) -> list[str]:
 def _parse_shell(text: str, env: dict[str, str], flags: dict[str, list[str | None]], programs: list[list[str]]) -> None:
     for line in _logical_lines(text):
         tokens = _tokens(line) or []
+        # shlex loses spacing, so `2>` and `--workers 2 >` look alike: remember which
+        # numbers were written right against a redirection.
+        descriptors = set(_DESCRIPTOR.findall(line))
         words: list[str] = []
         skip_next = False
         for token in tokens:
@@ -139,9 +143,9 @@ def _parse_shell(text: str, env: dict[str, str], flags: dict[str, list[str | Non
                 _simple_command(words, env, flags, programs)
                 words = []
             elif _REDIRECT.match(token):
-                skip_next = not token.endswith("&")  # `> file` names a target; `>&` is followed by a descriptor
-                if words and words[-1].isdigit():
-                    words.pop()  # the descriptor of `2>`
+                skip_next = True  # the target: a file, or the descriptor of `>&`
+                if words and words[-1] in descriptors:
+                    words.pop()  # the `2` of `2>`, written against the operator
             else:
                 words.append(token)
         _simple_command(words, env, flags, programs)

@@ -49,3 +49,36 @@ def tag_dump(store: Store, session: str, message: str, when: datetime | None = N
 def last_dump(store: Store, session: str) -> Dump | None:
     dumps = list_dumps(store, session)
     return dumps[-1] if dumps else None
+
+
+DEFAULT_MESSAGE = "State dump"
+
+
+def make_dump(store: Store, session: str, message: str | None = None) -> tuple[Dump, str]:
+    """Render the session's committed state and tag HEAD as its next dump.
+
+    Returns the dump and the rendered state document. Refuses (exit 2, nothing tagged)
+    when the session's files have uncommitted changes, since the tag could not
+    reproduce what was rendered.
+    """
+    from statedump.clock import fixed
+    from statedump.render import render_markdown
+    from statedump.store import SESSIONS
+
+    folder = f"{SESSIONS}/{session}/"
+    dirty = store.git.dirty([folder])
+    if dirty:
+        more = f" (and {len(dirty) - 1} more)" if len(dirty) > 1 else ""
+        raise StatedumpError(
+            f"uncommitted changes to {dirty[0]}{more}",
+            where=folder,
+            hint="commit them (git commit) or drop them (git checkout -- FILE) before dumping; a dump tags a commit",
+        )
+    head = store.git.head()
+    if head is None:
+        raise StatedumpError("the store has no commits to dump", where=store.root)
+    document = render_markdown(store.load(session, head))
+    text = " ".join((message or DEFAULT_MESSAGE).split())
+    if not text:
+        raise StatedumpError("the dump message is empty", where="-m", hint="say what the dump is about, or leave -m out")
+    return tag_dump(store, session, text, fixed(), head), document

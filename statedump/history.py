@@ -211,6 +211,18 @@ def short_value(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _one_change(change: FieldChange) -> str:
+    old, new = change.old, change.new
+    if isinstance(old, str) and isinstance(new, str) and ("\n" in old or "\n" in new):
+        import difflib
+
+        lines = list(difflib.ndiff(old.splitlines(), new.splitlines()))
+        gone = [line[2:].strip(" \\") for line in lines if line.startswith("- ")]
+        came = [line[2:].strip(" \\") for line in lines if line.startswith("+ ")]
+        old, new = " / ".join(gone) or "(no line)", " / ".join(came) or "(no line)"
+    return f"{change.field} {short_value(old, 40)} -> {short_value(new, 40)}"
+
+
 def describe_change(old: RecordBase | None, new: RecordBase | None, most: int = 3) -> str | None:
     """One line saying how a record changed (`status confirmed -> resolved`), `added`,
     `removed`, or None when the two are equal."""
@@ -223,7 +235,135 @@ def describe_change(old: RecordBase | None, new: RecordBase | None, most: int = 
     diff = diff_records(old, new)
     if diff is None:
         return None
-    parts = [f"{c.field} {short_value(c.old, 40)} -> {short_value(c.new, 40)}" for c in diff.fields[:most]]
+    parts = [_one_change(c) for c in diff.fields[:most]]
     if len(diff.fields) > most:
         parts.append(f"and {len(diff.fields) - most} more fields")
     return "; ".join(parts)
+
+
+# -- for the faces ------------------------------------------------------------
+
+
+def record_history(store: Store, session: str, record_id: str, limit: int | None = None) -> list[Entry]:
+    """`record_log`, at most `limit` entries; raises StatedumpError (exit 2) for an id with no
+    history that is not in the working tree either."""
+    entries = record_log(store, session, record_id)
+    if not entries and store.find_path(session, record_id) is None:
+        raise StatedumpError(
+            f"no record {record_id!r} in session {session!r}, now or in its history",
+            where=record_id,
+            hint="`statedump list` shows the ids",
+        )
+    return entries[:limit] if limit else entries
+
+
+def _iso(when: datetime) -> str:
+    return when.isoformat().replace("+00:00", "Z")
+
+
+def entry_json(entry: Entry) -> dict[str, Any]:
+    """An entry as JSON-ready data."""
+    return {
+        "commit": entry.sha,
+        "date": _iso(entry.date),
+        "subject": entry.subject,
+        "action": entry.action,
+        "record": entry.record,
+        "source": entry.source,
+        "session": entry.session,
+    }
+
+
+def log_lines(entries: list[Entry]) -> list[str]:
+    """One line per entry: date, short sha, subject, and the source when there is one."""
+    out = []
+    for e in entries:
+        line = f"{e.date:%Y-%m-%d %H:%M}  {e.short}  {e.subject}"
+        out.append(line + (f"  [{e.source}]" if e.source else ""))
+    return out or ["(no commits yet)"]
+
+
+@dataclass
+class Comparison:
+    """Two states of one session and how they differ."""
+
+    old_ref: str
+    old_sha: str
+    new_ref: str
+    new_sha: str | None
+    """None for the working tree."""
+    changes: list[RecordDiff]
+
+
+def compare(store: Store, session: str, old: str, new: str | None = None) -> Comparison:
+    """The session at `old` against the session at `new` (default: the working tree)."""
+    old_sha = resolve_ref(store, old, session)
+    new_sha = resolve_ref(store, new, session) if new is not None else None
+    before = store.load(session, old_sha)
+    after = store.load(session, new_sha)
+    return Comparison(old, old_sha, new or "working tree", new_sha, diff_states(before, after))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return _iso(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def diff_json(result: Comparison) -> dict[str, Any]:
+    """A comparison as JSON-ready data."""
+    return {
+        "from": {"ref": result.old_ref, "commit": result.old_sha},
+        "to": {"ref": result.new_ref, "commit": result.new_sha},
+        "changes": [
+            {
+                "id": d.id,
+                "kind": d.kind,
+                "change": d.change,
+                "title": d.title,
+                "fields": [{"field": f.field, "old": _plain(f.old), "new": _plain(f.new)} for f in d.fields]
+                if d.change == "changed"
+                else [],
+            }
+            for d in result.changes
+        ],
+    }
+
+
+def _field_lines(change: FieldChange) -> list[str]:
+    old, new = change.old, change.new
+    if isinstance(old, str) and isinstance(new, str) and ("\n" in old or "\n" in new):
+        # Long verbatim text (a command, a body): show only the lines that differ.
+        import difflib
+
+        lines = [f"    {change.field}:"]
+        for line in difflib.ndiff(old.splitlines(), new.splitlines()):
+            if line[:1] in "-+":
+                lines.append(f"      {line[0]} {line[2:].strip()}")
+        return lines
+    return [f"    {change.field}: {short_value(old)} -> {short_value(new)}"]
+
+
+_MARK = {"added": "+", "removed": "-", "changed": "~"}
+
+
+def diff_lines(result: Comparison) -> list[str]:
+    """The comparison for people: one line per record (+ added, - removed, ~ changed), then
+    the changed fields as old -> new, then a count."""
+    new = result.new_sha[:10] if result.new_sha else "working tree"
+    out = [f"{result.old_ref} ({result.old_sha[:10]}) -> {result.new_ref}" + (f" ({new})" if result.new_sha else "")]
+    counts = {"added": 0, "removed": 0, "changed": 0}
+    for d in result.changes:
+        counts[d.change] += 1
+        out.append(f"{_MARK[d.change]} {d.kind} {d.id}: {' '.join(d.title.split())}")
+        if d.change == "changed":
+            for f in d.fields:
+                out += _field_lines(f)
+    if not result.changes:
+        out.append("no differences")
+    out.append(f"{counts['added']} added, {counts['removed']} removed, {counts['changed']} changed")
+    return out

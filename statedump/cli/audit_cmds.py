@@ -1,0 +1,72 @@
+"""Audit commands: why, check."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from statedump.cli.common import json_option, open_store, print_json, safe, session_option, stdout_is_terminal, store_option
+
+
+@click.command()
+@click.argument("query")
+@store_option
+@session_option
+@json_option
+def why(query: str, store_path: Path | None, session: str | None, as_json: bool) -> None:
+    """Why a decision was made. QUERY is a decision id, a flag or variable it enforces
+    (kv-cache-dtype, NCCL_P2P_LEVEL), or words from it ("BF16 KV").
+
+    Prints the question, the choice, the alternatives and why not, the rationale, the
+    trade-offs, the evidence (the user's words with their message), the enforcing
+    commands, the commit that recorded it, and whether it needs review.
+    """
+    from statedump.audit import why as explain
+    from statedump.audit import why_json, why_markdown
+
+    store = open_store(store_path)
+    sid = store.pick_session(session)
+    report = explain(store, sid, query)
+    if as_json:
+        print_json(why_json(report))
+        return
+    text = why_markdown(report)
+    if stdout_is_terminal():
+        from rich.console import Console
+        from rich.markdown import Markdown
+
+        Console().print(Markdown(text, code_theme="ansi_dark", hyperlinks=False))
+    else:
+        click.echo(text, nl=False)
+
+
+@click.command()
+@click.option("--at", "rev", help="Check the state as of a commit, dump tag or date instead of the working tree.")
+@store_option
+@session_option
+@json_option
+def check(rev: str | None, store_path: Path | None, session: str | None, as_json: bool) -> None:
+    """Find drift between decisions and commands, dangling links and conflicts.
+
+    One line per finding; exit status 1 when there is any, 0 when there is none. Meant for CI.
+    """
+    from statedump.check import check as run_check
+    from statedump.history import resolve_ref
+
+    store = open_store(store_path)
+    sid = store.pick_session(session)
+    state = store.load(sid, resolve_ref(store, rev, sid) if rev else None)
+    findings = run_check(state)
+    if as_json:
+        print_json({"session": sid, "ok": not findings, "findings": [f.__dict__ for f in findings]})
+    else:
+        for f in findings:
+            click.echo(safe(f.line()))
+        if not findings:
+            click.echo(f"ok: no findings in session {sid} ({len(state.records)} records)")
+        else:
+            click.echo(f"{len(findings)} finding{'s' if len(findings) != 1 else ''} in session {sid}", err=True)
+    if findings:
+        sys.exit(1)

@@ -1,0 +1,156 @@
+"""`statedump why`: finding the decision, the evidence chain, enforcing commands, commits, review."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+from pathlib import Path
+
+from conftest import Cli, git, snapshot
+from rich.console import Console
+from rich.markdown import Markdown
+
+from statedump.audit import build_report, find_decisions, why, why_markdown
+from statedump.demo import load_example
+from statedump.models import Decision, Instruction, Session
+from statedump.models.state import SessionState
+from statedump.store import Store
+
+GOLDEN = Path(__file__).parent / "golden"
+_SHA = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{10}(?:[0-9a-f]{30})?(?![0-9A-Za-z])")
+SID = "qwen35-397b-a17b-nvfp4"
+
+
+def golden(name: str, text: str) -> None:
+    """Compare with tests/golden/NAME, commit shas masked (the demo's first commit is dated now)."""
+    text = _SHA.sub("<sha>", text)
+    path = GOLDEN / name
+    if os.environ.get("STATEDUMP_UPDATE_GOLDEN"):
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+
+
+def test_why_kv_cache_dtype_tells_the_whole_story(demo_root: Path) -> None:
+    r = Cli(demo_root)("why", "kv-cache-dtype")
+    assert r.exit_code == 0, r.output
+    golden("why-kv-cache-dtype.md", r.output)
+    out = r.output
+    assert "“Are we doing anything that could be reducing model accuracy?” — the user (msg 6007)" in out
+    assert (
+        "discovery `fp8-kv-cache-unscaled` (resolved): SGLang enabled the checkpoint's FP8 KV cache with no scaling factors (scale 1.0)"
+        in out
+    )
+    assert "| KV cache capacity  | 3.15M              | 1.57M | tokens |" in out
+    assert "- `launch-server` (current): `--kv-cache-dtype bf16` — present" in out
+    sha = git(demo_root, "log", "-1", "--format=%h", "--abbrev=10", "--", f"sessions/{SID}/decision/bf16-kv-cache.yaml").strip()
+    assert f"Added on 2026-03-14 17:40 UTC in commit `{sha}`: decision: add bf16-kv-cache" in out
+    assert "No review needed" in out
+    for heading in ("## Question", "## Choice", "## Alternatives", "## Rationale", "## Trade-offs", "## Evidence", "## Enforced by"):
+        assert heading in out
+
+
+def test_words_flags_and_env_names_find_the_right_decision(demo_root: Path) -> None:
+    cli = Cli(demo_root)
+    first = cli("why", "kv-cache-dtype").output
+    assert cli("why", "BF16 KV").output == first
+    assert cli("why", "--", "--kv-cache-dtype").output == first
+    assert cli("why", "bf16-kv-cache").output == first
+    data = json.loads(cli("why", "NCCL_P2P_LEVEL", "--json").output)
+    assert data["decision"]["id"] == "nccl-pcie-env"
+    assert data["enforced_by"][0] == {
+        "command": "launch-server",
+        "flag": None,
+        "env": "NCCL_P2P_LEVEL",
+        "value": "SYS",
+        "command_status": "current",
+        "present": True,
+        "actual": ["SYS"],
+    }
+    data = json.loads(cli("why", "kv-cache-dtype", "--json").output)
+    assert data["prompted_by"][0] == {
+        "id": "msg-6007-accuracy-question",
+        "quote": "Are we doing anything that could be reducing model accuracy?",
+        "source": "msg 6007",
+        "standing": True,
+        "status": "active",
+    }
+    assert [e["id"] for e in data["evidence"]] == ["fp8-kv-cache-unscaled", "kv-capacity-fp8-vs-bf16", "smoke-test-bf16-kv-pass"]
+    assert data["recorded"]["action"] == "add" and data["needs_review"] is False
+
+
+def test_a_stale_benchmark_makes_a_decision_need_review(demo_root: Path) -> None:
+    r = Cli(demo_root)("why", "disable-nextn")
+    golden("why-disable-nextn.md", r.output)
+    assert "- evidence bench-nextn-synthetic is now stale" in r.output
+
+
+def test_no_match_is_one_line_exit_2_and_changes_nothing(demo_root: Path) -> None:
+    before = snapshot(demo_root)
+    r = Cli(demo_root)("why", "quantum entanglement")
+    assert r.exit_code == 2 and r.output.count("\n") == 1
+    assert "no decision matches 'quantum entanglement'" in r.output and "bf16-kv-cache" in r.output
+    assert snapshot(demo_root) == before
+
+
+def test_editing_evidence_after_the_decision_asks_for_review(demo_copy: Path) -> None:
+    cli = Cli(demo_copy)
+    assert cli("status", "fp8-kv-cache-unscaled", "confirmed").exit_code == 0
+    sha = git(demo_copy, "rev-parse", "--short=10", "HEAD").strip()
+    r = cli("why", "bf16-kv-cache")
+    golden("why-needs-review.md", r.output)
+    reason = (
+        f"evidence fp8-kv-cache-unscaled changed after the decision was recorded (commit {sha}, 2026-03-15): status resolved -> confirmed"
+    )
+    assert reason in r.output
+    assert json.loads(cli("why", "bf16-kv-cache", "--json").output)["review_reasons"] == [reason]
+    # Revisiting the decision after the evidence changed settles it.
+    assert cli("edit", "bf16-kv-cache", "--field", "deciders=[coding agent, reviewer]").exit_code == 0
+    data = json.loads(cli("why", "bf16-kv-cache", "--json").output)
+    assert data["needs_review"] is False
+    assert data["last_changed"]["action"] == "edit" and data["recorded"]["action"] == "add"
+    # A removed piece of evidence is a reason too.
+    git(demo_copy, "rm", "-q", f"sessions/{SID}/discovery/smoke-test-bf16-kv-pass.yaml")
+    reasons = json.loads(cli("why", "bf16-kv-cache", "--json").output)["review_reasons"]
+    assert reasons == ["evidence smoke-test-bf16-kv-pass no longer exists"]
+
+
+def test_enforcement_not_carried_out_is_shown(demo_copy: Path) -> None:
+    cli = Cli(demo_copy)
+    text = json.loads(cli("show", "launch-server", "--json").output)["text"]
+    cli("edit", "launch-server", "--field", "text=" + text.replace("--kv-cache-dtype bf16", "--kv-cache-dtype fp8_e4m3"))
+    out = cli("why", "kv-cache-dtype").output
+    assert "- `launch-server` (current): `--kv-cache-dtype bf16` — NOT present (set to fp8_e4m3)" in out
+    assert "enforcing command launch-server changed after the decision was recorded" in out
+    assert "text --kv-cache-dtype bf16 -> --kv-cache-dtype fp8_e4m3" in out
+
+
+def test_ranking_prefers_exact_ids_then_accepted_decisions() -> None:
+    state = load_example()
+    assert [d.id for d in find_decisions(state, "sm120-backend-choice")][:1] == ["sm120-backend-choice"]
+    meta = Session(id="s1", title="t")
+    old = Decision(id="fp8-kv", title="FP8 KV cache", choice="--kv-cache-dtype fp8_e4m3", status="superseded")
+    new = Decision(id="bf16-kv", title="BF16 KV cache", choice="--kv-cache-dtype bf16", status="accepted", links={"supersedes": ["fp8-kv"]})  # type: ignore[arg-type]
+    st = SessionState(meta, [old, new])
+    assert [d.id for d in find_decisions(st, "kv cache")] == ["bf16-kv", "fp8-kv"]
+    assert [d.id for d in find_decisions(st, "kv-cache-dtype")] == ["bf16-kv", "fp8-kv"]
+    assert [d.id for d in find_decisions(st, "fp8-kv")] == ["fp8-kv"]
+    assert find_decisions(st, "nothing like it") == []
+    report = build_report(st, old)
+    assert [d.id for d in report.superseded_by] == ["bf16-kv"]
+    assert "Superseded by `bf16-kv` (accepted): BF16 KV cache" in why_markdown(report)
+
+
+def test_record_text_never_becomes_markup(store: Store) -> None:
+    store.add("s1", Instruction(id="ask", title="t", quote="use [bold red]this[/] and \x1b[31mred\x1b[0m *now*", source="msg 1"))
+    store.add(
+        "s1",
+        Decision(id="d", title="Pick `x` <b>", choice="[link=http://evil]x[/link]", status="accepted", links={"prompted_by": ["ask"]}),  # type: ignore[arg-type]
+    )
+    text = why_markdown(why(store, "s1", "d"))
+    assert "\x1b" not in text and "␛" in text
+    buf = io.StringIO()
+    Console(file=buf, force_terminal=False, width=200).print(Markdown(text))
+    shown = buf.getvalue()
+    assert "[bold red]this[/]" in shown and "*now*" in shown and "[link=http://evil]x[/link]" in shown and "␛[31m" in shown
