@@ -1,0 +1,1 @@
+"""Formats out: the session's decisions as adr-tools ADRs or MADR 4 files."""
