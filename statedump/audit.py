@@ -7,6 +7,7 @@ and for programs. The CLI, the TUI and the MCP server share these functions.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -242,6 +243,17 @@ def _when(entry: Entry) -> str:
     return f"{entry.date:%Y-%m-%d %H:%M} UTC"
 
 
+# What opens a block at the start of a paragraph in CommonMark; only then is the first
+# character escaped, since formatters drop escapes that are not needed (`\--flag`).
+_BLOCK_START = re.compile(r"^(?:[-+*](?:\s|$)|\d{1,9}[.)](?:\s|$)|#{1,6}(?:\s|$)|>|```|~~~|([-*_])(?:\s*\1){2,}\s*$)")
+
+
+def _para(text: str) -> str:
+    from statedump.render.markup import inline
+
+    return inline(text, start=bool(_BLOCK_START.match(" ".join(text.split()))))
+
+
 def _first_paragraph(text: str | None) -> str | None:
     if not text:
         return None
@@ -288,8 +300,8 @@ def why_markdown(report: WhyReport) -> str:
         head += f" · {inline(d.source)}"
     out = [f"# Why: {inline(d.title)}", "", head]
     if d.question:
-        out += ["", "## Question", "", inline(d.question, start=True)]
-    out += ["", "## Choice", "", inline(d.choice, start=True)]
+        out += ["", "## Question", "", _para(d.question)]
+    out += ["", "## Choice", "", _para(d.choice)]
     if d.alternatives:
         out += ["", "## Alternatives", "", bullets([f"{inline(a.option)} — not chosen: {inline(a.why_not)}" for a in d.alternatives])]
     if d.rationale:

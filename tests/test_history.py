@@ -210,3 +210,9 @@ def test_dump_refuses_uncommitted_changes_then_tags_head(demo_copy: Path, tmp_pa
     listed = json.loads(cli("dumps", "--json").output)
     assert listed[-1]["message"] == "after the fix" and listed[-1]["date"] == "2026-03-15T12:00:00Z"
     assert cli("dump", "-m", "  ").exit_code == 2
+
+
+@pytest.mark.parametrize(("args", "needle"), [(["diff", "nowhere"], "no commit named 'nowhere'"), (["diff", "1", "dump/5"], "no dump 5")])
+def test_diff_bad_revisions_are_one_line(demo_root: Path, args: list[str], needle: str) -> None:
+    r = Cli(demo_root)(*args)
+    assert r.exit_code == 2 and r.output.count("\n") == 1 and needle in r.output

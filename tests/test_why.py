@@ -154,3 +154,11 @@ def test_record_text_never_becomes_markup(store: Store) -> None:
     Console(file=buf, force_terminal=False, width=200).print(Markdown(text))
     shown = buf.getvalue()
     assert "[bold red]this[/]" in shown and "*now*" in shown and "[link=http://evil]x[/link]" in shown and "␛[31m" in shown
+
+
+def test_the_report_is_stable_under_mdformat(demo_root: Path) -> None:
+    import mdformat
+
+    for query in ("kv-cache-dtype", "disable-nextn", "sm120-backend-choice", "nccl-pcie-env"):
+        text = Cli(demo_root)("why", query).output
+        assert mdformat.text(text, extensions={"tables"}) == text, query
