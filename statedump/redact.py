@@ -18,7 +18,7 @@ _SECRET_NAME = r"[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY
 
 # Order matters: whole blocks and structured forms first, bare token shapes last.
 _KEEP = r"(?!<redacted>|\$|\{\{)"  # already redacted, or a variable reference rather than a value
-_VALUE = r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s\"']+)"
+_VALUE = r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'`]+)"
 
 # Order matters: whole blocks and structured forms first, bare token shapes last.
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
