@@ -11,27 +11,19 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from statedump.check import actual_values, carries
+from statedump.check import actual_values, carries, setting
 from statedump.commandline import parse_command
 from statedump.errors import StatedumpError
-from statedump.history import Entry, describe_change, record_at, record_glob, record_log
+from statedump.history import Entry, describe_change, entry_json, record_at, record_glob, record_log
 from statedump.models import Command, Decision, Enforcement, Instruction, RecordBase
 from statedump.models.state import SessionState
 from statedump.store import Store
 
 _STATUS_RANK = {"accepted": 0, "proposed": 1, "superseded": 2, "rejected": 3}
 # Statuses that mean a linked record no longer supports what links to it.
-_WEAK = {
-    "discovery": {"ruled-out"},
-    "benchmark": {"stale", "invalid"},
-    "compat": {"untested"},
-    "instruction": {"superseded"},
-    "command": {"previous", "failed"},
-    "decision": {"superseded", "rejected"},
-    "reference": {"outdated"},
-    "component": {"replaced"},
-    "file": {"obsolete"},
-}
+_WEAK = {"discovery": {"ruled-out"}, "benchmark": {"stale", "invalid"}, "compat": {"untested"}, "instruction": {"superseded"}}
+_WEAK |= {"command": {"previous", "failed"}, "decision": {"superseded", "rejected"}, "reference": {"outdated"}}
+_WEAK |= {"component": {"replaced"}, "file": {"obsolete"}}
 
 
 # -- finding the decision ------------------------------------------------------
@@ -260,12 +252,6 @@ def _first_paragraph(text: str | None) -> str | None:
     return text.strip().split("\n\n", 1)[0]
 
 
-def _setting(e: Enforcement) -> str:
-    if e.flag is not None:
-        return f"{e.flag} {e.value}" if e.value is not None else e.flag
-    return f"{e.env}={e.value or ''}"
-
-
 def _actual_text(item: EnforcedBy) -> str:
     if item.command is None:
         return "the command does not exist"
@@ -330,7 +316,7 @@ def why_markdown(report: WhyReport) -> str:
     for item in report.enforcing:
         mark = "present" if item.present else f"NOT present ({inline(_actual_text(item))})"
         status = f" ({item.command.status})" if item.command else ""
-        items.append(f"{code(item.enforcement.command)}{status}: {code(_setting(item.enforcement))} — {mark}")
+        items.append(f"{code(item.enforcement.command)}{status}: {code(setting(item.enforcement))} — {mark}")
     items += [f"{code(c.id)} ({c.status}): {inline(c.title)}" for c in report.enforcing_commands]
     out += ["", bullets(items) if items else "No command is linked as enforcing this decision."]
     out += ["", "## Recorded", ""]
@@ -356,18 +342,6 @@ def why_markdown(report: WhyReport) -> str:
     if report.also_matching:
         out += ["", "## Also matching", "", bullets([f"{code(m.id)} ({m.status}): {inline(m.title)}" for m in report.also_matching])]
     return "\n".join(out) + "\n"
-
-
-def _entry_json(entry: Entry | None) -> dict[str, Any] | None:
-    if entry is None:
-        return None
-    return {
-        "commit": entry.sha,
-        "date": entry.date.isoformat().replace("+00:00", "Z"),
-        "subject": entry.subject,
-        "action": entry.action,
-        "source": entry.source,
-    }
 
 
 def _actual(item: EnforcedBy) -> list[str | None] | None:
@@ -401,8 +375,8 @@ def why_json(report: WhyReport) -> dict[str, Any]:
         + [{"command": c.id, "command_status": c.status} for c in report.enforcing_commands],
         "supersedes": [d.id for d in report.supersedes],
         "superseded_by": [d.id for d in report.superseded_by],
-        "recorded": _entry_json(report.recorded),
-        "last_changed": _entry_json(report.last_changed),
+        "recorded": entry_json(report.recorded) if report.recorded else None,
+        "last_changed": entry_json(report.last_changed) if report.last_changed else None,
         "needs_review": bool(report.review_reasons),
         "review_reasons": report.review_reasons,
         "missing": report.missing,

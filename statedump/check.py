@@ -42,7 +42,7 @@ class Finding:
         return f"{self.code}: {self.where}: {self.message}"
 
 
-def _setting(e: Enforcement) -> str:
+def setting(e: Enforcement) -> str:
     """How an enforcement reads in a command: `--kv-cache-dtype bf16` or `NCCL_P2P_LEVEL=SYS`."""
     if e.flag is not None:
         return f"{e.flag} {e.value}" if e.value is not None else e.flag
@@ -76,7 +76,7 @@ def carries(enforcement: Enforcement, command: Command) -> bool:
 def _settings(e: Enforcement, values: list[str | None]) -> str:
     """What a command actually sets, written the way the enforcement is."""
     shown = [Enforcement(command=e.command, flag=e.flag, env=e.env, value=v) for v in values]
-    return " and ".join(_setting(s) for s in shown)
+    return " and ".join(setting(s) for s in shown)
 
 
 def _enforcement_findings(state: SessionState, cache: dict[str, ParsedCommand]) -> list[Finding]:
@@ -94,7 +94,7 @@ def _enforcement_findings(state: SessionState, cache: dict[str, ParsedCommand]) 
                     Finding(
                         "enforcement-not-current",
                         where,
-                        f"enforces {_setting(e)} on command {cmd.id}, which is {cmd.status}, not current",
+                        f"enforces {setting(e)} on command {cmd.id}, which is {cmd.status}, not current",
                     )
                 )
             found = actual_values(e, _parsed(cmd, cache))
@@ -104,7 +104,7 @@ def _enforcement_findings(state: SessionState, cache: dict[str, ParsedCommand]) 
                     Finding(
                         "enforcement-missing",
                         where,
-                        f"enforces {_setting(e)} on command {cmd.id}, but the command does not set {what}",
+                        f"enforces {setting(e)} on command {cmd.id}, but the command does not set {what}",
                     )
                 )
             elif e.value is not None and found[-1] != e.value:
@@ -112,7 +112,7 @@ def _enforcement_findings(state: SessionState, cache: dict[str, ParsedCommand]) 
                     Finding(
                         "enforcement-contradicted",
                         where,
-                        f"enforces {_setting(e)} on command {cmd.id}, but the command has {_settings(e, found)}",
+                        f"enforces {setting(e)} on command {cmd.id}, but the command has {_settings(e, found)}",
                     )
                 )
     return out
@@ -202,7 +202,7 @@ def _superseded_findings(state: SessionState, cache: dict[str, ParsedCommand]) -
                     Finding(
                         "superseded-still-enforced",
                         f"decision/{d.id}",
-                        f"superseded, but current command {cmd.id} still sets {_setting(e)}",
+                        f"superseded, but current command {cmd.id} still sets {setting(e)}",
                     )
                 )
     return out
