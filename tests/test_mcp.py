@@ -134,23 +134,26 @@ def test_a_bad_call_carries_the_cli_message_and_writes_nothing(store: Store, cli
     assert text(got) == f"Error executing tool add_decision: {cli_line}"
 
 
-@pytest.mark.parametrize(
-    ("tool", "args", "needle"),
-    [
-        ("add_decision", {"title": "Z", "choice": "c", "links": {"evidence": ["nope"]}}, "link evidence -> 'nope'"),
-        ("add_task", {"title": "T", "priority": 0}, "field 'priority'"),
-        ("add_goal", {"title": "G", "colour": "red"}, "field 'colour': unknown field"),
-        ("add_discovery", {"title": "D", "session": "nope"}, "no session 'nope'"),
-        ("show_record", {"id": "missing"}, "no record 'missing'"),
-        ("set_status", {"id": "missing", "status": "done"}, "no record 'missing'"),
-        ("why", {"query": "anything"}, "no decision matches 'anything'"),
-        ("list_records", {"kind": ["nonsense"]}, "unknown kind 'nonsense'"),
-    ],
-)
-def test_refusals_name_what_is_wrong(store: Store, tool: str, args: dict[str, Any], needle: str) -> None:
+REFUSALS: list[tuple[str, dict[str, Any], str]] = [
+    ("add_decision", {"title": "Z", "choice": "c", "links": {"evidence": ["nope"]}}, "link evidence -> 'nope'"),
+    ("add_task", {"title": "T", "priority": 0}, "field 'priority'"),
+    ("add_goal", {"title": "G", "colour": "red"}, "field 'colour': unknown field"),
+    ("add_discovery", {"title": "D", "session": "nope"}, "no session 'nope'"),
+    ("show_record", {"id": "missing"}, "no record 'missing'"),
+    ("set_status", {"id": "missing", "status": "done"}, "no record 'missing'"),
+    ("why", {"query": "anything"}, "no decision matches 'anything'"),
+    ("list_records", {"kind": ["nonsense"]}, "unknown kind 'nonsense'"),
+]
+
+
+def test_refusals_name_what_is_wrong(store: Store) -> None:
     before = snapshot(store.root)
-    got = call(store, lambda c: c.call_tool(tool, args))
-    assert got.is_error and needle in text(got), text(got)
+
+    async def steps(c: mcp.Client) -> list[Any]:
+        return [await c.call_tool(tool, args) for tool, args, _ in REFUSALS]
+
+    for (tool, _, needle), got in zip(REFUSALS, call(store, steps), strict=True):
+        assert got.is_error and needle in text(got), (tool, text(got))
     assert snapshot(store.root) == before
 
 
@@ -241,3 +244,25 @@ def test_every_kind_gets_its_own_schema() -> None:
         assert set(schema["properties"]) == fields | {"session"}, kind
         assert "id" not in schema["required"] and "title" in schema["required"]
     assert input_schema("instruction")["required"] == ["title", "quote"]
+
+
+def test_resume_is_the_cli_prompt(store: Store, cli: Cli) -> None:
+    assert cli("add", "goal", "--title", "Serve Qwen3.5 on SM120").exit_code == 0
+    assert (
+        cli("add", "instruction", "--title", "Accuracy", "--field", "quote=Are we reducing accuracy?", "--field", "standing=true").exit_code
+        == 0
+    )
+
+    async def steps(c: mcp.Client) -> list[Any]:
+        return [
+            await c.call_tool("resume", {"agent": "claude"}),
+            await c.get_prompt("resume-session", {"agent": "claude"}),
+            await c.call_tool("resume", {"agent": "nobody"}),
+        ]
+
+    tool, prompt, bad = call(store, steps)
+    expected = cli("resume", "--for", "claude").output
+    assert text(tool) == expected and "Are we reducing accuracy?" in expected
+    assert prompt.messages[0].content.text == expected
+    assert bad.is_error
+    assert text(bad) == "Error executing tool resume: --for: unknown agent 'nobody' (choose one of: plain, opencode, claude, codex)"

@@ -1,6 +1,6 @@
 """Tools and prompts over the audit and report services: why, check, resume.
 
-The services are imported when first called, so the server starts without them.
+The audit and check services are imported when first called.
 """
 
 from __future__ import annotations
@@ -10,13 +10,17 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
-from statedump.mcpserver.errors import tool_errors
+from statedump.mcpserver.errors import prompt_errors, tool_errors
 from statedump.mcpserver.tools import READ, SessionArg
+from statedump.report.resume import FLAVORS
 from statedump.store import Store
+
+AGENTS = ", ".join(FLAVORS)
 
 
 def register(app: MCPServer[Any], store: Store) -> None:
     """Add `why`, `check`, the resume prompt and its tool to `app`."""
+    from statedump.report.resume import resume_prompt
 
     @app.tool(annotations=READ)
     @tool_errors
@@ -46,3 +50,21 @@ def register(app: MCPServer[Any], store: Store) -> None:
 
         findings = run_check(store.load(store.pick_session(session)))
         return {"findings": [{"code": f.code, "where": f.where, "message": f.message} for f in findings]}
+
+    @app.tool(annotations=READ)
+    @tool_errors
+    def resume(
+        agent: Annotated[str, Field(description="Which agent the prompt is laid out for: " + AGENTS + ".")] = "plain",
+        budget: Annotated[int | None, Field(description="Most tokens the prompt may take; detail is dropped to fit.")] = None,
+        session: SessionArg = None,
+    ) -> str:
+        """The prompt that restores a new agent session: the goal, the user's standing instructions
+        verbatim, accepted decisions with the flags they enforce, dead ends not to retry, where
+        things stand, the next steps and the commands that verify the deployment."""
+        return resume_prompt(store.load(store.pick_session(session)), flavor=agent, budget=budget).text
+
+    @app.prompt(name="resume-session", title="Resume this session")
+    @prompt_errors
+    def resume_session(session: str | None = None, agent: str = "plain") -> str:
+        """Restore where the session stands, so a new conversation carries on the same work."""
+        return resume_prompt(store.load(store.pick_session(session)), flavor=agent).text
