@@ -48,3 +48,35 @@ def resume(budget: int | None, flavor: str, agents_md: Path | None, store_path: 
             "the goal, standing instructions, accepted decisions and dead ends are never left out",
             err=True,
         )
+
+
+@click.command()
+@click.option("--since", "since", metavar="REF", help="Compare with this commit, dump tag or date (default: the session's last dump).")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the Markdown report to this file instead of printing.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["markdown", "terminal"]),
+    default="markdown",
+    show_default=True,
+    help="Markdown (with a Mermaid chart) or drawn for a terminal (with a table).",
+)
+@store_option
+@session_option
+def handoff(since: str | None, out: Path | None, fmt: str, store_path: Path | None, session: str | None) -> None:
+    """The report for the next person: state, changes since the last dump, open questions, commands, benchmark trend."""
+    from statedump.report.handoff import build_handoff, handoff_markdown
+
+    store = open_store(store_path)
+    report = build_handoff(store, store.pick_session(session), since)
+    if out is not None:
+        out.write_text(handoff_markdown(report), encoding="utf-8")
+        click.echo(f"wrote {out}")
+    elif fmt == "terminal":
+        from rich.console import Console
+
+        from statedump.report.handoff import print_handoff
+
+        print_handoff(report, Console())
+    else:
+        click.echo(handoff_markdown(report), nl=False)
