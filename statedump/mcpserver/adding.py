@@ -19,6 +19,7 @@ from pydantic import ConfigDict
 
 from statedump.draft import build, to_json
 from statedump.mcpserver.errors import tool_errors
+from statedump.mcpserver.tools import compact
 from statedump.models import KINDS
 from statedump.store import Store
 
@@ -84,7 +85,7 @@ def add_record(store: Store, kind: str, arguments: dict[str, Any], structured: s
     sid = store.pick_session(session if isinstance(session, str) else None)
     record, made_up = build(kind, base=data, where="arguments")
     record, sha = store.add(sid, record, unique=made_up)
-    return {"commit": sha, "session": sid, "record": to_json(record)}
+    return {"commit": sha, "session": sid, "record": compact(to_json(record))}
 
 
 def _tool_for(store: Store, kind: str) -> Tool:

@@ -19,6 +19,16 @@ READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
 
+def compact(value: Any) -> Any:
+    """JSON data without empty lists and mappings: they are defaults, and cost an agent tokens."""
+    if isinstance(value, dict):
+        kept = {k: compact(v) for k, v in value.items()}
+        return {k: v for k, v in kept.items() if v not in ([], {})}
+    if isinstance(value, list):
+        return [compact(v) for v in value]
+    return value
+
+
 def summary(record: Any) -> dict[str, Any]:
     """The few fields a listing needs."""
     return {"id": record.id, "kind": record.kind, "status": record.status, "title": record.title}
@@ -79,7 +89,8 @@ def register(app: MCPServer[Any], store: Store) -> None:
     @tool_errors
     def show_record(id: Annotated[str, Field(description="The record id.")], session: SessionArg = None) -> dict[str, Any]:
         """One record with every field."""
-        return to_json(store.get(store.pick_session(session), id))
+        out: dict[str, Any] = compact(to_json(store.get(store.pick_session(session), id)))
+        return out
 
     @app.tool(annotations=WRITE)
     @tool_errors
