@@ -12,6 +12,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from statedump.models.base import RELATIONS, id_problem
+
 MARK = "<redacted>"
 
 _SECRET_NAME = r"[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|PRIVATE_KEY|_KEY)"  # noqa: S105 - a pattern, not a password
@@ -65,6 +67,9 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), MARK),
 ]
 
+# Fields that hold record ids (file names); their lists (links) too.
+_ID_FIELDS = {"id", "command", *RELATIONS}
+
 _SECRET_KEY_RE = re.compile(r"(?i)^" + _SECRET_NAME + r"$")
 
 T = TypeVar("T", bound=BaseModel)
@@ -77,15 +82,31 @@ def redact_text(text: str) -> str:
     return text
 
 
-def _walk(value: Any) -> Any:
+def _slug_safe(value: str) -> str:
+    # An id or a link target is a file name: a secret in it (an id made from a title that
+    # held a token) is replaced by the word, so that the id stays valid.
+    cleaned = redact_text(value)
+    if cleaned == value:
+        return value
+    return cleaned.replace(MARK, "redacted")
+
+
+def _walk(value: Any, key: str | None = None) -> Any:
     if isinstance(value, str):
+        if key in _ID_FIELDS and id_problem(value) is None:
+            return _slug_safe(value)
         return redact_text(value)
     if isinstance(value, list):
-        return [_walk(v) for v in value]
+        return [_walk(v, key if key in _ID_FIELDS else None) for v in value]
     if isinstance(value, dict):
         # An environment mapping (`HF_TOKEN: hf_...`) hides its value by the key's name.
         return {
-            k: (MARK if isinstance(k, str) and _SECRET_KEY_RE.match(k) and isinstance(v, str) and v else _walk(v)) for k, v in value.items()
+            k: (
+                MARK
+                if isinstance(k, str) and _SECRET_KEY_RE.match(k) and isinstance(v, str) and v
+                else _walk(v, k if k in _ID_FIELDS else None)
+            )
+            for k, v in value.items()
         }
     return value
 

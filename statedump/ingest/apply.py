@@ -101,15 +101,19 @@ def _choose_session(store: Store, plan: ImportPlan, requested: str | None) -> tu
     return sid, True
 
 
-def _session_after(current: Session | None, sid: str, plan: ImportPlan, title: str | None) -> Session:
+def _session_after(current: Session | None, sid: str, plan: ImportPlan, title: str | None, empty: bool) -> Session:
     facts = {k: v for k, v in plan.session.items() if k in SESSION_FACTS and v not in (None, "")}
+    if "title" in facts:
+        facts["title"] = " ".join(str(facts["title"]).split())[:300]
     if current is None:
         data: dict[str, Any] = {**facts, "id": sid}
         data["title"] = title or facts.get("title") or plan.path.stem or sid
         data["title"] = " ".join(str(data["title"]).split())[:300]
         session = Session.model_validate(data)
     else:
-        fill = {k: v for k, v in facts.items() if k != "title" and getattr(current, k) is None}
+        # A session that holds no records yet takes the file's facts (its title too); one
+        # with records only has its blanks filled, so an import never overwrites what is there.
+        fill = facts if empty else {k: v for k, v in facts.items() if k != "title" and getattr(current, k) is None}
         if title:
             fill["title"] = title
         session = current.model_copy(update=fill) if fill else current
@@ -236,7 +240,7 @@ def apply_plan(
         missing = sorted({t for _, t in record.link_pairs() if t not in known})
         if missing:
             report.notes.append(f"{record.kind}/{record.id} links to records not in the file or the session: {', '.join(missing)}")
-    meta = _session_after(current, sid, plan, session_title)
+    meta = _session_after(current, sid, plan, session_title, not existing)
     if current is None or meta != current:
         report.session_changed = True
         files[store.session_dir(sid) / SESSION_FILE] = codec.dump_session(meta).encode()

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from statedump.models import RecordBase, id_problem
+from statedump.redact import redact_text
 from statedump.store import slugify
 
 SESSION_FACTS = ("title", "model", "hardware", "agent", "repo", "branch", "cwd", "started", "body")
@@ -92,7 +93,8 @@ def stable_id(prefix: str, text: str, key: str | None = None, limit: int = 40) -
     `key` (a uuid, a line's identity) decides the hash when given, so an edited title
     does not make a new record on re-import.
     """
-    slug = slugify(text, limit=limit)
+    # Redacted first: an id is a file name and a commit line, and must not carry a secret.
+    slug = slugify(redact_text(text), limit=limit)
     digest = short_hash(key if key is not None else text, length=8)
     out = f"{prefix}-{slug}-{digest}" if prefix else f"{slug}-{digest}"
     out = re.sub(r"-{2,}", "-", out).strip("-")
@@ -100,8 +102,9 @@ def stable_id(prefix: str, text: str, key: str | None = None, limit: int = 40) -
 
 
 def one_line(text: str, limit: int = 200) -> str:
-    """The first non-empty line of a text, shortened to fit a title."""
-    for line in text.splitlines():
+    """The first non-empty line of a text, shortened to fit a title (redacted before it is cut,
+    so that half a secret never survives the cut)."""
+    for line in redact_text(text).splitlines():
         line = " ".join(line.split()).strip("#*>- ").strip()
         if line:
             return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"

@@ -1,0 +1,166 @@
+"""Markdown import: statedump's own document comes back byte for byte; agent templates
+become records of the right kinds; unknown sections are kept."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import Cli, git
+
+from statedump.demo import EXAMPLE, load_example
+from statedump.ingest import read_plan
+from statedump.ingest.apply import apply_plan
+from statedump.models import Session
+from statedump.render import render_markdown
+from statedump.store import Store
+
+FIXTURES = Path(__file__).parent / "fixtures" / "import"
+
+
+def _kinds(plan_records: list) -> dict[str, list[str]]:  # type: ignore[type-arg]
+    out: dict[str, list[str]] = {}
+    for r in plan_records:
+        out.setdefault(r.kind, []).append(r.title)
+    return out
+
+
+def test_render_import_render_is_byte_identical(cli: Cli, tmp_path: Path) -> None:
+    doc = render_markdown(load_example())
+    src = tmp_path / "state.md"
+    src.write_text(doc, encoding="utf-8")
+    r = cli("import", "markdown", str(src), "-s", EXAMPLE)
+    assert r.exit_code == 0, r.output
+    assert "(new session)" in r.stdout
+    assert cli("render", "-s", EXAMPLE).stdout == doc
+
+
+def test_round_trip_into_an_existing_empty_session(store: Store, tmp_path: Path) -> None:
+    store.create_session(Session(id=EXAMPLE, title="placeholder"))
+    doc = render_markdown(load_example())
+    src = tmp_path / "state.md"
+    src.write_text(doc, encoding="utf-8")
+    report = apply_plan(store, read_plan("markdown", src), EXAMPLE)
+    assert report.commit is not None and not report.created_session
+    assert render_markdown(store.load(EXAMPLE)) == doc
+
+
+def test_round_trip_keeps_ids_statuses_and_fields(tmp_path: Path) -> None:
+    example = load_example()
+    src = tmp_path / "state.md"
+    src.write_text(render_markdown(example), encoding="utf-8")
+    plan = read_plan("markdown", src)
+    got = {r.id: r for r in plan.records}
+    decision = got["bf16-kv-cache"]
+    original = example.get("bf16-kv-cache")
+    # Everything the document shows; the rationale's line breaks and the deciders it does not.
+    shown = {"id", "title", "status", "source", "question", "choice", "alternatives", "tradeoffs", "enforces", "links", "body"}
+    assert decision.model_dump(include=shown) == original.model_dump(include=shown)  # type: ignore[union-attr]
+    assert got["launch-server"].text == example.get("launch-server").text  # type: ignore[union-attr]
+    assert got["msg-6007-accuracy-question"].standing is True  # type: ignore[union-attr]
+    assert got["sm120-trtllm-cutedsl-dead-end"].category == "dead-end"  # type: ignore[union-attr]
+    assert got["catid-sm120-gist"].url == "https://gist.github.com/catid/87cca824963f17fe7479a0ed26221397"  # type: ignore[union-attr]
+    assert [m.value for m in got["bench-throughput-c1024"].metrics] == [2100.0]  # type: ignore[union-attr]
+    # Only what the document shows comes back: previous commands are not rendered.
+    assert "launch-server-initial" not in got
+    assert plan.session["id"] == EXAMPLE and plan.session["model"] == "nvidia/Qwen3.5-397B-A17B-NVFP4"
+
+
+def test_reimporting_adds_nothing(cli: Cli, store: Store, tmp_path: Path) -> None:
+    src = tmp_path / "state.md"
+    src.write_text(render_markdown(load_example()), encoding="utf-8")
+    assert cli("import", "markdown", str(src), "-s", EXAMPLE).exit_code == 0
+    head = git(store.root, "rev-parse", "HEAD")
+    r = cli("import", "markdown", str(src), "-s", EXAMPLE)
+    assert r.exit_code == 0
+    assert "0 added, 0 changed, 59 unchanged (nothing to write)" in r.stdout
+    assert git(store.root, "rev-parse", "HEAD") == head
+
+
+def test_one_commit_with_import_trailers(cli: Cli, store: Store, tmp_path: Path) -> None:
+    src = tmp_path / "state.md"
+    src.write_text(render_markdown(load_example()), encoding="utf-8")
+    before = int(git(store.root, "rev-list", "--count", "HEAD"))
+    assert cli("import", "markdown", str(src), "-s", EXAMPLE).exit_code == 0
+    assert int(git(store.root, "rev-list", "--count", "HEAD")) == before + 1
+    body = git(store.root, "log", "-1", "--format=%B")
+    assert "Statedump-Action: import" in body
+    assert "Statedump-Source: state.md sha256:" in body
+    files = git(store.root, "show", "--name-only", "--format=", "HEAD").split()
+    assert len(files) == 60  # 59 records and session.yaml
+
+
+def test_opencode_template() -> None:
+    plan = read_plan("markdown", FIXTURES / "opencode_summary.md")
+    kinds = _kinds(plan.records)
+    assert kinds["goal"] == ["Serve Qwen3.5-397B-A17B-NVFP4 with SGLang on 8x RTX PRO 6000 (SM120) for long-context agentic coding."]
+    assert kinds["instruction"] == [
+        "Are we doing anything that could be reducing model accuracy?",
+        "Always keep the full 262K context available.",
+    ]
+    assert len(kinds["discovery"]) == 3
+    compat = [r for r in plan.records if r.kind == "compat"]
+    assert [(c.option, c.target, c.status) for c in compat] == [  # type: ignore[attr-defined]
+        ("flashinfer_cutlass", "SM120", "works"),
+        ("flashinfer_trtllm", "SM120", "fails"),
+    ]
+    assert compat[1].symptom == "kernel not built for SM120"  # type: ignore[attr-defined]
+    bench = [r for r in plan.records if r.kind == "benchmark"]
+    assert [(b.title, b.concurrency, b.metrics[0].value, b.metrics[0].unit) for b in bench] == [  # type: ignore[attr-defined]
+        ("single request", 1, 172.0, "tok/s"),
+        ("high concurrency", 1024, 2100.0, "tok/s"),
+    ]
+    assert [t.status for t in plan.records if t.kind == "task"] == ["done", "done"]  # type: ignore[attr-defined]
+    (cmd,) = [r for r in plan.records if r.kind == "command"]
+    assert cmd.text.startswith("python -m sglang.launch_server")  # type: ignore[attr-defined]
+    assert [f.path for f in plan.records if f.kind == "file"] == [  # type: ignore[attr-defined]
+        "/etc/systemd/system/sglang-qwen35.service",
+        "python/sglang/srt/model_executor/model_runner.py",
+    ]
+    unknown = [r for r in plan.records if r.title == "Hardware notes"]
+    assert unknown and unknown[0].kind == "discovery" and "NVLink" in (unknown[0].body or "")
+
+
+def test_later_template_work_state_and_next_move() -> None:
+    plan = read_plan("markdown", FIXTURES / "later_template.md")
+    assert plan.session["title"] == "Handoff: SM120 deployment"
+    kinds = _kinds(plan.records)
+    assert kinds["goal"] == ["Make the SGLang service on SM120 accurate and fast."]
+    assert len(kinds["instruction"]) == 2 and len(kinds["decision"]) == 2
+    tasks = {t.title: (t.status, t.priority) for t in plan.records if t.kind == "task"}  # type: ignore[attr-defined]
+    assert tasks == {
+        "Backend matrix on SM120": ("done", None),
+        "Benchmarks up to concurrency 1024": ("done", None),
+        "Calibrating FP8 KV scales": ("in-progress", None),
+        "Expert parallelism: waiting for a FlashInfer release": ("blocked", None),
+        "Re-test NEXTN on real agentic prompts": ("todo", 1),
+        "Compare long-context accuracy of BF16 and FP8 KV": ("todo", 2),
+    }
+    instructions = [r for r in plan.records if r.kind == "instruction"]
+    assert all(i.standing for i in instructions)  # type: ignore[attr-defined]
+    assert [f.path for f in plan.records if f.kind == "file"] == ["/opt/sglang/run.sh"]  # type: ignore[attr-defined]
+
+
+def test_claude_code_nine_sections() -> None:
+    plan = read_plan("markdown", FIXTURES / "claude_nine_sections.md")
+    kinds = _kinds(plan.records)
+    assert kinds["goal"][0].startswith("The user asked to deploy")
+    assert len(kinds["discovery"]) == 4  # two concepts, one error and fix, problem solving
+    assert kinds["instruction"] == ["try up to 1024", "Are we doing anything that could be reducing model accuracy?"]
+    files = [r for r in plan.records if r.kind == "file"]
+    assert files[0].path == "python/sglang/srt/model_executor/model_runner.py"  # type: ignore[attr-defined]
+    assert "kv_cache_dtype" in (files[0].body or "")  # the snippet stays with its file, not a command
+    assert not [r for r in plan.records if r.kind == "command"]
+    statuses = [t.status for t in plan.records if t.kind == "task"]  # type: ignore[attr-defined]
+    assert statuses == ["todo", "in-progress", "todo"]
+    assert all("continue the conversation" not in (r.body or "") + r.title for r in plan.records)
+
+
+def test_codex_handoff() -> None:
+    plan = read_plan("markdown", FIXTURES / "codex_handoff.md")
+    kinds = _kinds(plan.records)
+    assert kinds["goal"] == ["make the SGLang server on SM120 return correct output."]
+    assert len(kinds["decision"]) == 2
+    assert kinds["discovery"] == ["The user cares about accuracy above throughput."]
+    assert kinds["task"] == ["Tune NCCL for PCIe.", "Add service monitoring."]
+    (ref,) = [r for r in plan.records if r.kind == "reference"]
+    assert ref.url == "https://gist.github.com/catid/87cca824963f17fe7479a0ed26221397"  # type: ignore[attr-defined]
