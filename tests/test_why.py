@@ -8,6 +8,7 @@ import os
 import re
 from pathlib import Path
 
+import pytest
 from conftest import Cli, git, snapshot
 from rich.console import Console
 from rich.markdown import Markdown
@@ -162,3 +163,14 @@ def test_the_report_is_stable_under_mdformat(demo_root: Path) -> None:
     for query in ("kv-cache-dtype", "disable-nextn", "sm120-backend-choice", "nccl-pcie-env"):
         text = Cli(demo_root)("why", query).output
         assert mdformat.text(text, extensions={"tables"}) == text, query
+
+
+def test_in_a_terminal_the_report_is_drawn_not_printed_as_markdown(demo_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import statedump.cli.audit_cmds as audit_cmds
+
+    monkeypatch.setattr(audit_cmds, "stdout_is_terminal", lambda: True)
+    monkeypatch.setenv("COLUMNS", "160")
+    out = Cli(demo_root)("why", "kv-cache-dtype").output
+    assert "## Evidence" not in out and "Evidence" in out
+    assert "Are we doing anything that could be reducing model accuracy?" in out
+    assert "3.15M" in out and "1.57M" in out
