@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import Cli, git, snapshot
+from conftest import FIXED_NOW, Cli, git, snapshot
 
 from statedump.dumps import list_dumps, tag_dump
 from statedump.models import Decision, Goal, Session, Task
@@ -21,17 +21,30 @@ def _clone(bare: Path, dest: Path, name: str) -> tuple[Path, Cli]:
     return dest, Cli(dest)
 
 
+@pytest.fixture(scope="module")
+def seed_remote(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A bare repository holding a store with session s1, built once and copied per test."""
+    home = tmp_path_factory.mktemp("seedhome")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(home))
+        mp.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        mp.setenv("STATEDUMP_NOW", FIXED_NOW)
+        seed = Store.init(tmp_path_factory.mktemp("seed") / "store")
+        seed.create_session(Session(id="s1", title="Shared session"))
+        seed.add("s1", Goal(id="serve", title="Serve the model", status="active"))
+        seed.add("s1", Task(id="nccl", title="Tune NCCL", status="todo"))
+        seed.add("s1", Decision(id="kv", title="KV cache dtype", choice="--kv-cache-dtype bf16"))
+        bare = tmp_path_factory.mktemp("seedremote") / "remote.git"
+        subprocess.run(["git", "clone", "-q", "--bare", str(seed.root), str(bare)], check=True)
+    return bare
+
+
 @pytest.fixture
-def team(tmp_path: Path) -> tuple[Path, Path, Cli, Path, Cli]:
-    """A bare remote holding a store with session s1, and clones for Alice and Bob."""
-    seed = Store.init(tmp_path / "seed")
-    seed.create_session(Session(id="s1", title="Shared session"))
-    seed.add("s1", Goal(id="serve", title="Serve the model", status="active"))
-    seed.add("s1", Task(id="nccl", title="Tune NCCL", status="todo"))
-    seed.add("s1", Decision(id="kv", title="KV cache dtype", choice="--kv-cache-dtype bf16"))
+def team(seed_remote: Path, tmp_path: Path) -> tuple[Path, Path, Cli, Path, Cli]:
+    """A bare remote of its own, and clones for Alice and Bob."""
     bare = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
-    git(seed.root, "push", "-q", str(bare), "main")
+    subprocess.run(["git", "clone", "-q", "--bare", str(seed_remote), str(bare)], check=True)
     alice, a = _clone(bare, tmp_path / "alice", "Alice")
     bob, b = _clone(bare, tmp_path / "bob", "Bob")
     return bare, alice, a, bob, b
@@ -113,6 +126,7 @@ def test_two_edits_of_one_record_keep_both_and_stop(team: tuple[Path, Path, Cli,
     _ok(a, "status", "kv", "accepted")
     _ok(b, "edit", "kv", "--field", "rationale=No calibrated FP8 scales in the checkpoint")
     _ok(b, "add", "goal", "--id", "accuracy", "--title", "Keep full accuracy")
+    _ok(b, "status", "kv", "rejected")  # a second local change: the copy holds the latest
     _ok(a, "sync")
     remote_head = git(bare, "rev-parse", "main")
     bob_subjects = _subjects(bob)
@@ -126,7 +140,7 @@ def test_two_edits_of_one_record_keep_both_and_stop(team: tuple[Path, Path, Cli,
     # Both versions kept: Alice's in place, Bob's as the copy; nothing lost, nothing pushed.
     in_place = (bob / "sessions/s1/decision/kv.yaml").read_text()
     assert "status: accepted" in in_place and "rationale" not in in_place
-    assert "rationale: No calibrated FP8 scales" in copies[0].read_text() and "status: proposed" in copies[0].read_text()
+    assert "rationale: No calibrated FP8 scales" in copies[0].read_text() and "status: rejected" in copies[0].read_text()
     assert git(bare, "rev-parse", "main") == remote_head
     assert set(bob_subjects) <= set(_subjects(bob)) and git(bob, "rev-list", "--merges", "HEAD") == ""
     assert not (bob / ".git/rebase-merge").exists() and git(bob, "status", "--porcelain") == ""
@@ -202,3 +216,18 @@ def test_first_push_to_an_empty_remote_and_nothing_to_do(tmp_path: Path) -> None
     assert "pushed main to origin" in _ok(cli, "sync")
     assert git(bare, "rev-parse", "main") == git(st.root, "rev-parse", "HEAD")
     assert "nothing to push" in _ok(cli, "sync")
+
+
+def test_a_record_deleted_here_and_changed_on_the_remote(team: tuple[Path, Path, Cli, Path, Cli]) -> None:
+    _bare, alice, a, bob, b = team
+    _ok(a, "status", "nccl", "done")
+    _ok(a, "sync")
+    git(bob, "rm", "-q", "sessions/s1/task/nccl.yaml")
+    git(bob, "commit", "-q", "-m", "task: drop nccl")
+    r = b("sync")
+    assert r.exit_code == 1
+    assert "conflict: task/nccl was deleted here but changed on origin" in r.stderr
+    assert "status: done" in (bob / "sessions/s1/task/nccl.yaml").read_text()
+    assert not (bob / "conflicts").exists()
+    assert not (bob / ".git/rebase-merge").exists() and git(bob, "status", "--porcelain") == ""
+    assert git(bob, "rev-parse", "HEAD") == git(alice, "rev-parse", "HEAD")  # the emptied commit was dropped
