@@ -79,6 +79,10 @@ def test_words_flags_and_env_names_find_the_right_decision(demo_root: Path) -> N
     }
     assert [e["id"] for e in data["evidence"]] == ["fp8-kv-cache-unscaled", "kv-capacity-fp8-vs-bf16", "smoke-test-bf16-kv-pass"]
     assert data["recorded"]["action"] == "add" and data["needs_review"] is False
+    # Several matches: the most recent accepted one is reported, the others listed.
+    data = json.loads(cli("why", "launch", "--json").output)
+    assert (data["decision"]["id"], data["also_matching"]) == ("disable-nextn", ["deploy-systemd-service"])
+    assert "## Also matching\n\n- `deploy-systemd-service` (accepted): Run the server as a systemd service\n" in cli("why", "launch").output
 
 
 def test_a_stale_benchmark_makes_a_decision_need_review(demo_root: Path) -> None:
