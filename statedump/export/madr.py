@@ -83,7 +83,7 @@ def madr_text(
     context += prompted_by(state, d)
     if d.body:
         context.append(paragraphs(d.body))
-    options = [inline(d.choice), *(inline(a.option) for a in d.alternatives)]
+    options = [x for x in (inline(d.choice), *(inline(a.option) for a in d.alternatives)) if x]
     outcome = f'Chosen option: "{inline(d.choice)}"' + (f", because {_lead(d.rationale)}" if d.rationale else "")
     outcome += "" if outcome.endswith(".") else "."
     consequences = [f"{judge_tradeoff(t)}, because {tradeoff_text(t.aspect, t.before, t.after, t.unit, t.note)}" for t in d.tradeoffs]
@@ -93,7 +93,7 @@ def madr_text(
         "## Context and Problem Statement",
         "\n\n".join(context) or "_Not recorded._",
         "## Considered Options",
-        _bullets(options),
+        _bullets(options) or "_Not recorded._",
         "## Decision Outcome",
         outcome,
     ]
