@@ -43,7 +43,6 @@ DIRECTIONS: tuple[tuple[str, str, Direction], ...] = (
     ("name", "queue", "lower"),
     ("name", "_ms", "lower"),
     ("unit", "/s", "higher"),
-    ("unit", "tokens", "higher"),
     ("unit", "ms", "lower"),
     ("unit", "s", "lower"),
     ("unit", "us", "lower"),
@@ -201,25 +200,62 @@ def _figure(value: float) -> str:
 # -- naming a benchmark --------------------------------------------------------
 
 
-def from_file(path: Path) -> Benchmark:
-    """A benchmark record written as YAML (as `statedump show ID` prints it)."""
-    if path.suffix.lower() not in (".yaml", ".yml"):
+_VLLM_KEYS = (b'"model_id"', b'"tokenizer_id"', b'"endpoint_type"')
+
+
+def _result_files(path: Path) -> list[Benchmark]:
+    # vLLM writes its model and tokenizer ids; SGLang never does. Both importers read
+    # the file exactly as `statedump import` does, so the records match an import.
+    from statedump.ingest import sglang_bench, vllm_bench
+
+    with open(path, "rb") as fh:
+        head = fh.read(1 << 16)
+    reader = vllm_bench if any(key in head for key in _VLLM_KEYS) else sglang_bench
+    return [r for r in reader.read(path).records if isinstance(r, Benchmark)]
+
+
+def from_file(path: Path, index: int | None = None) -> Benchmark:
+    """A benchmark from a YAML record file, or from an SGLang / vLLM result file.
+
+    A result file with several results (a sweep) needs `index` (1-based, `FILE#N`).
+    """
+    suffix = path.suffix.lower()
+    if suffix in (".yaml", ".yml"):
+        record = codec.load_record(path.read_bytes(), path, "benchmark")
+        if not isinstance(record, Benchmark):
+            raise StatedumpError("not a benchmark record", where=path)
+        return record
+    if suffix not in (".json", ".jsonl"):
         raise StatedumpError(
-            "only YAML benchmark records can be compared as files",
+            "expected a YAML benchmark record or an SGLang / vLLM result file (.json, .jsonl)",
             where=path,
-            hint="import result files first (`statedump import sglang-bench FILE`), then compare the record ids",
+            hint="or import it first (`statedump import sglang-bench FILE`) and compare the record ids",
         )
-    record = codec.load_record(path.read_bytes(), path, "benchmark")
-    if not isinstance(record, Benchmark):
-        raise StatedumpError("not a benchmark record", where=path)
-    return record
+    found = _result_files(path)
+    if not found:
+        raise StatedumpError("no benchmark result in the file", where=path)
+    if index is None and len(found) > 1:
+        raise StatedumpError(f"the file holds {len(found)} results", where=path, hint=f"name one as {path}#N, N from 1 to {len(found)}")
+    if index is not None and not 1 <= index <= len(found):
+        raise StatedumpError(f"no result #{index}: the file holds {len(found)}", where=path)
+    return found[(index or 1) - 1]
+
+
+def _file_spec(spec: str) -> tuple[Path, int | None] | None:
+    """(path, index) when `spec` names a file, `FILE` or `FILE#N`; None otherwise."""
+    if Path(spec).is_file():
+        return Path(spec), None
+    name, sep, number = spec.rpartition("#")
+    if sep and number.isdigit() and Path(name).is_file():
+        return Path(name), int(number)
+    return None
 
 
 def load_side(spec: str, store: Store | None, session: str | None) -> Side:
-    """A benchmark named by a file, `id@REV` (a commit, dump tag or date) or an id in the store."""
-    path = Path(spec)
-    if path.is_file():
-        return Side(spec, from_file(path))
+    """A benchmark named by a file (`FILE`, `FILE#N`), `id@REV` (a commit, dump tag or date) or an id in the store."""
+    named = _file_spec(spec)
+    if named is not None:
+        return Side(spec, from_file(*named))
     if store is None:
         raise StatedumpError(f"no such file {spec!r}, and no store to look the id up in", where=spec)
     sid = store.pick_session(session)
@@ -240,7 +276,7 @@ def load_side(spec: str, store: Store | None, session: str | None) -> Side:
 
 def needs_store(specs: list[str]) -> bool:
     """True when any of the names is not a file, so the store must be opened."""
-    return any(not Path(s).is_file() for s in specs)
+    return any(_file_spec(s) is None for s in specs)
 
 
 # -- output ------------------------------------------------------------------

@@ -131,11 +131,40 @@ def test_bad_input_is_one_line_and_exit_2(demo_root: Path, args: list[str], mess
     assert snapshot(demo_root) == before
 
 
-def test_result_files_other_than_yaml_are_refused_with_a_hint(tmp_path: Path) -> None:
-    f = tmp_path / "run.jsonl"
-    f.write_text('{"output_throughput": 1}\n')
+SGLANG_ROW = (
+    '{"backend":"sglang","dataset_name":"random","request_rate":Infinity,"max_concurrency":64,"random_input_len":1024,'
+    '"random_output_len":256,"server_info":{"model_path":"m","tp_size":8,"version":"VERSION"},"duration":41.2,"completed":500,'
+    '"request_throughput":12.1,"output_throughput":THROUGHPUT,"mean_ttft_ms":210.5,"concurrency":62.0}'
+)
+
+
+def test_sglang_and_vllm_result_files_compare_directly(tmp_path: Path) -> None:
+    sweep = tmp_path / "sglang.jsonl"
+    rows = [SGLANG_ROW.replace("VERSION", v).replace("THROUGHPUT", t) for v, t in (("0.5.4", "3100.5"), ("0.5.5", "2800.5"))]
+    sweep.write_text("\n".join(rows) + "\n")
+    cli = Cli(tmp_path)
+    r = cli("bench", "compare", f"{sweep}#1", f"{sweep}#2")
+    assert r.exit_code == 1, r.output
+    assert "| output_throughput  | tok/s    | higher | 3100.5 | 2800.5    | -300 (-9.7%) | worse   |" in r.stdout
+    assert "- `version`: 0.5.4 → 0.5.5" in r.stdout
+    r = cli("bench", "compare", str(sweep), f"{sweep}#2")
+    assert r.exit_code == 2 and "the file holds 2 results" in r.stderr and "#N" in r.stderr
+    assert cli("bench", "compare", f"{sweep}#3", f"{sweep}#1").exit_code == 2
+    vllm = tmp_path / "vllm.json"
+    data = {"date": "20251105-140210", "backend": "vllm", "model_id": "m", "tokenizer_id": "m", "num_prompts": 500, "request_rate": "inf",
+            "max_concurrency": 64, "duration": 39.8, "completed": 500, "request_throughput": 12.56, "output_throughput": 3216.1}  # fmt: skip
+    vllm.write_text(json.dumps(data))
+    r = cli("bench", "compare", f"{sweep}#1", str(vllm), "--metric", "output_throughput", "--json")
+    assert r.exit_code == 0, r.output
+    result = json.loads(r.stdout)
+    assert result["metrics"][0]["verdict"] == "same" and result["candidate"]["concurrency"] == 64
+
+
+def test_other_files_are_refused_with_a_hint(tmp_path: Path) -> None:
+    f = tmp_path / "run.csv"
+    f.write_text("output_throughput,1\n")
     r = Cli(tmp_path)("bench", "compare", str(f), str(f))
-    assert r.exit_code == 2 and "import result files first" in r.stderr
+    assert r.exit_code == 2 and "statedump import sglang-bench FILE" in r.stderr
 
 
 @pytest.mark.parametrize(
