@@ -63,17 +63,34 @@ def test_claude_code_records_kind_by_kind() -> None:
     assert from_summary == {"goal", "discovery", "file", "instruction", "task"}
 
 
-def test_claude_code_import_tags_each_checkpoint(cli: Cli, store: Store) -> None:
+def test_claude_code_import_tags_each_checkpoint_with_its_own_state(cli: Cli, store: Store) -> None:
+    before = git(store.root, "rev-parse", "HEAD").strip()
     r = cli("import", "claude-code", str(FIXTURES / "claude_code.jsonl"), "-s", "s1")
     assert r.exit_code == 0, r.output
+    head = git(store.root, "rev-parse", "HEAD").strip()
+    assert git(store.root, "rev-list", "--count", f"{before}..HEAD").strip() == "1"  # one commit on the branch
     dumps = list_dumps(store, "s1")
     assert [d.name for d in dumps] == ["dump/s1/1", "dump/s1/2"]
-    head = git(store.root, "rev-parse", "HEAD").strip()
-    assert {d.sha for d in dumps} == {head}
     assert dumps[0].message.startswith("State dump (claude-code a1c3e5f7-0000-4000-8000-000000000010)")
-    session = store.load_session("s1")
-    assert [c.source for c in session.checkpoints] == [c for c in (d.message.split("(")[1].split(")")[0] for d in dumps)]
-    assert session.cwd == "/home/ann/src/sglang-deploy" and session.branch == "main"
+    # Each tag holds the session as the dump described it; the branch is not moved by them.
+    first, second = (store.load("s1", d.name) for d in dumps)
+    quotes = {r.quote for r in first.records if r.kind == "instruction"}  # type: ignore[attr-defined]
+    assert "Keep accuracy first." in quotes and "try up to 1024" not in quotes
+    assert not [r for r in first.records if r.kind == "file"]
+    assert "try up to 1024" in {r.quote for r in second.records if r.kind == "instruction"}  # type: ignore[attr-defined]
+    assert [c.source for c in first.session.checkpoints] == ["claude-code a1c3e5f7-0000-4000-8000-000000000010"]
+    assert git(store.root, "rev-parse", f"{dumps[1].name}^{{commit}}~1").strip() == dumps[0].sha
+    assert git(store.root, "rev-parse", f"{dumps[0].name}^{{commit}}~1").strip() == before
+    assert "Statedump-Action: checkpoint" in git(store.root, "log", "-1", "--format=%B", dumps[0].sha)
+    final = store.load("s1")
+    # After the last checkpoint only the final message came.
+    assert [r.source for r in final.records if r.id not in {x.id for x in second.records}] == ["a1c3e5f7-0000-4000-8000-000000000015"]
+    assert [c.source for c in final.session.checkpoints] == [
+        "claude-code a1c3e5f7-0000-4000-8000-000000000010",
+        "claude-code a1c3e5f7-0000-4000-8000-000000000014",
+    ]
+    assert final.session.cwd == "/home/ann/src/sglang-deploy" and final.session.branch == "main"
+    assert git(store.root, "status", "--porcelain") == ""
     # Again: nothing new, no new tags.
     r = cli("import", "claude-code", str(FIXTURES / "claude_code.jsonl"), "-s", "s1")
     assert "0 added, 0 changed" in r.stdout

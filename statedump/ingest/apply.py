@@ -19,6 +19,7 @@ from statedump import codec
 from statedump.clock import fixed, now
 from statedump.dumps import list_dumps, tag_dump
 from statedump.errors import StatedumpError
+from statedump.ingest.checkpoints import checkpoint_commit
 from statedump.ingest.plan import SESSION_FACTS, CheckpointMark, ImportPlan, Skipped
 from statedump.models import Checkpoint, RecordBase, Session, id_problem
 from statedump.redact import redact_model
@@ -222,15 +223,12 @@ def apply_plan(
     files: dict[Path, bytes | None] = {}
     known = set(existing) | {r.id for r in plan.records}
     for index, raw in enumerate(plan.records):
-        record = redact_model(raw)
-        if record.at is None:
-            record = record.model_copy(update={"at": base + timedelta(seconds=index)})
-        old = existing.get(record.id)
-        if old is not None and _comparable(old) == _comparable(record):
+        record = _prepared(raw, index, existing, base)
+        if record is None:
             report.unchanged += 1
             continue
+        old = existing.get(record.id)
         if old is not None:
-            record = record.model_copy(update={"at": old.at or record.at})
             report.changed.append(record)
             if old.kind != record.kind:
                 files[store.record_path(sid, old.kind, old.id)] = None
@@ -248,14 +246,62 @@ def apply_plan(
     report.checkpoints = new_points
     if dry_run or not files:
         return report
+    parent = store.git.head()
     with store.lock():
         if create and (store.session_dir(sid) / SESSION_FILE).exists():
             raise StatedumpError(f"session {sid!r} was created by someone else meanwhile", where="-s", hint="run the import again")
         report.commit = commit_files(store, files, _message(report), fixed())
+    _tag_checkpoints(store, report, new_points, meta, existing, base, parent)
+    return report
+
+
+def _prepared(raw: RecordBase, index: int, existing: dict[str, RecordBase], base: datetime) -> RecordBase | None:
+    """The record as it will be written (redacted, timed), or None when the session already
+    has it with the same content."""
+    record = redact_model(raw)
+    if record.at is None:
+        record = record.model_copy(update={"at": base + timedelta(seconds=index)})
+    old = existing.get(record.id)
+    if old is not None and _comparable(old) == _comparable(record):
+        return None
+    if old is not None:
+        record = record.model_copy(update={"at": old.at or record.at})
+    return record
+
+
+def _tag_checkpoints(
+    store: Store,
+    report: ImportReport,
+    points: list[CheckpointMark],
+    meta: Session,
+    existing: dict[str, RecordBase],
+    base: datetime,
+    parent: str | None,
+) -> None:
+    """A dump tag per checkpoint, on a commit that holds the state as of that checkpoint."""
+    if report.commit is None:
+        return
+    sid = report.session
     taken = {d.message.split("\n", 1)[0] for d in list_dumps(store, sid)}
-    for point in new_points:
+    before = {c.source for c in meta.checkpoints} - {p.source for p in points}
+    previous = parent
+    for k, point in enumerate(points):
         subject = f"State dump ({point.source}): {point.message}"
         if subject in taken:
             continue
-        report.tags.append(tag_dump(store, sid, subject, point.at, sha=report.commit).name)
-    return report
+        target = report.commit
+        if parent is not None and point.records:
+            seen = before | {p.source for p in points[: k + 1]}
+            files = {store.rel(store.session_dir(sid) / SESSION_FILE): codec.dump_session(_as_of(meta, seen)).encode()}
+            for index, raw in enumerate(point.records):
+                record = _prepared(raw, index, existing, base)
+                if record is not None:
+                    files[store.rel(store.record_path(sid, record.kind, record.id))] = codec.dump_record(record).encode()
+            message = f"{subject}\n\nStatedump-Session: {sid}\nStatedump-Action: checkpoint\nStatedump-Source: {point.source}\n"
+            target = checkpoint_commit(store, parent, previous or parent, files, message, point.at)
+            previous = target
+        report.tags.append(tag_dump(store, sid, subject, point.at, sha=target).name)
+
+
+def _as_of(meta: Session, sources: set[str | None]) -> Session:
+    return meta.model_copy(update={"checkpoints": [c for c in meta.checkpoints if c.source in sources]})

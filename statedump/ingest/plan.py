@@ -34,6 +34,8 @@ class CheckpointMark:
     at: datetime | None
     source: str
     message: str
+    records: tuple[RecordBase, ...] = ()
+    """The plan's records as they stood at this point: the state the dump described."""
 
 
 @dataclass

@@ -100,4 +100,4 @@ class Transcript:
             read_statedump(body, self.plan, at or now())
         else:
             read_summary(body, self.plan, source=source, base=at or now())
-        self.plan.checkpoints.append(CheckpointMark(at=at, source=source, message=what))
+        self.plan.checkpoints.append(CheckpointMark(at=at, source=source, message=what, records=tuple(self.plan.records)))

@@ -1,0 +1,50 @@
+"""Commits that hold a session as it stood at each checkpoint of an imported transcript.
+
+An import is one commit on the branch. So that `render --at dump/<session>/<n>` shows the
+state the n-th dump described (not the state after the whole import), each checkpoint gets
+its own commit beside the branch: its tree is the tree before the import plus the records
+known at that point; its parent is the previous checkpoint's commit (the first one's is the
+commit before the import). The dump tag points at it. The branch itself never moves.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from datetime import datetime
+from io import BytesIO
+from pathlib import Path
+
+from gitdb import IStream  # type: ignore[import-untyped]
+
+from statedump.errors import StatedumpError
+from statedump.store import Store
+
+
+def _blob(store: Store, data: bytes) -> str:
+    stream = store.git.repo.odb.store(IStream(b"blob", len(data), BytesIO(data)))
+    return str(stream.hexsha.decode() if isinstance(stream.hexsha, bytes) else stream.hexsha)
+
+
+def _git(store: Store, args: list[str], env: dict[str, str], data: bytes | None = None) -> str:
+    done = subprocess.run(["git", *args], cwd=store.root, env={**os.environ, **env}, input=data, capture_output=True, check=False)
+    if done.returncode != 0:
+        raise StatedumpError(f"git {args[0]} failed: {done.stderr.decode(errors='replace').strip()}", where=store.root, status=1)
+    return done.stdout.decode().strip()
+
+
+def checkpoint_commit(store: Store, base: str, parent: str, files: dict[str, bytes], message: str, when: datetime | None) -> str:
+    """A commit whose tree is `base`'s tree with `files` (path relative to the store -> bytes)
+    written over it, with `parent` as its only parent. Nothing in the work tree or the index
+    changes."""
+    # The store's own identity fallback (a fresh machine may have no user.email).
+    ident = store.git._env(when)
+    with tempfile.TemporaryDirectory(prefix="statedump-cp-") as tmp:
+        env = {**ident, "GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        _git(store, ["read-tree", base], env)
+        info = "".join(f"100644 {_blob(store, data)}\t{path}\n" for path, data in sorted(files.items()))
+        if info:
+            _git(store, ["update-index", "--add", "--index-info"], env, info.encode())
+        tree = _git(store, ["write-tree"], env)
+        return _git(store, ["commit-tree", tree, "-p", parent, "-F", "-"], env, message.encode())
