@@ -243,7 +243,10 @@ def test_every_kind_gets_its_own_schema() -> None:
         fields = set(cls.model_fields) - {"kind"}
         assert set(schema["properties"]) == fields | {"session"}, kind
         assert "id" not in schema["required"] and "title" in schema["required"]
+        assert "$ref" not in json.dumps(schema), kind  # self-contained, for clients that do not follow refs
     assert input_schema("instruction")["required"] == ["title", "quote"]
+    alternative = input_schema("decision")["properties"]["alternatives"]["items"]
+    assert alternative["required"] == ["option", "why_not"]
 
 
 def test_resume_is_the_cli_prompt(store: Store, cli: Cli) -> None:

@@ -40,9 +40,24 @@ class _AnyArguments(ArgModelBase):
         return {"arguments": dict(self.model_extra or {})}
 
 
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    # Some clients do not follow `$ref`; the models are not recursive, so each one is
+    # replaced by its definition and the schema stands alone.
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            extra = {k: v for k, v in node.items() if k != "$ref"}
+            return {**_inline(defs[ref.removeprefix("#/$defs/")], defs), **extra}
+        return {k: _inline(v, defs) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_inline(v, defs) for v in node]
+    return node
+
+
 def input_schema(kind: str) -> dict[str, Any]:
     """The JSON Schema of `add_<kind>`: the kind's fields, minus `kind`, plus `session`."""
     schema = KINDS[kind].model_json_schema(mode="validation")
+    schema = _inline({k: v for k, v in schema.items() if k != "$defs"}, schema.get("$defs", {}))
     props = {name: prop for name, prop in schema["properties"].items() if name != "kind"}
     props["id"] = {**props["id"], "description": props["id"].get("description", "") + " Default: made from the title."}
     props["session"] = SESSION_PARAM
@@ -52,8 +67,6 @@ def input_schema(kind: str) -> dict[str, Any]:
         "required": [n for n in schema.get("required", []) if n in props and n not in _OPTIONAL],
         "additionalProperties": False,
     }
-    if "$defs" in schema:
-        out["$defs"] = schema["$defs"]
     return out
 
 
