@@ -231,3 +231,18 @@ def test_a_record_deleted_here_and_changed_on_the_remote(team: tuple[Path, Path,
     assert not (bob / "conflicts").exists()
     assert not (bob / ".git/rebase-merge").exists() and git(bob, "status", "--porcelain") == ""
     assert git(bob, "rev-parse", "HEAD") == git(alice, "rev-parse", "HEAD")  # the emptied commit was dropped
+
+
+def test_both_sides_edit_the_session_file(team: tuple[Path, Path, Cli, Path, Cli]) -> None:
+    _bare, alice, a, bob, b = team
+    for root, title in ((alice, "Alice's title"), (bob, "Bob's title")):
+        st = Store(root)
+        st.update_session(st.load_session("s1").model_copy(update={"title": title}))
+    _ok(a, "sync")
+    r = b("sync")
+    assert r.exit_code == 1
+    assert "conflict: sessions/s1/session.yaml was changed both here and on origin" in r.stderr
+    copy = next((bob / "conflicts/s1").glob("session.*.yaml"))
+    assert "Bob's title" in copy.read_text()
+    assert Store(bob).load_session("s1").title == "Alice's title"
+    _ok(b, "list")

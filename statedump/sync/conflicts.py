@@ -34,6 +34,9 @@ def conflict_line(c: Conflict, remote: str) -> str:
     """How one conflict was kept and how to resolve it."""
     rid = Path(c.path).stem
     drop = f"`git rm {c.copy} && git commit -m 'resolve {rid}'`"
+    is_record = record_path(c.path) is not None
+    bring_in = f"`statedump edit {rid}`" if is_record else f"your editor (then commit {c.path})"
+    put_back = f"`statedump add {c.record.split('/')[0]} --from {c.copy}`" if is_record else f"`git mv {c.copy} {c.path}`"
     if c.copy is None:
         return (
             f"conflict: {c.record} was deleted here but changed on {remote}; the {remote} version is kept at {c.path}. "
@@ -42,11 +45,11 @@ def conflict_line(c: Conflict, remote: str) -> str:
     if c.remote_deleted:
         return (
             f"conflict: {c.record} was deleted on {remote} but changed here; yours is kept at {c.copy}. "
-            f"If it should stay, add it back with `statedump add {c.record.split('/')[0]} --from {c.copy}`; then {drop}"
+            f"If it should stay, add it back with {put_back}. Either way, then {drop}"
         )
     return (
         f"conflict: {c.record} was changed both here and on {remote}. The {remote} version is in place ({c.path}); "
-        f"yours is kept at {c.copy}. Resolve: compare the two, bring your changes in with `statedump edit {rid}`, then {drop}"
+        f"yours is kept at {c.copy}. Resolve: compare the two, bring your changes in with {bring_in}, then {drop}"
     )
 
 
