@@ -69,6 +69,7 @@ def test_statedump_mcp_over_stdio(store: Store) -> None:
                 out["resource"] = await s.read_resource("statedump://sessions/s1/records/fp8-kv-cache-runs-with-scale-1-0")
                 out["state"] = await s.read_resource("statedump://sessions/s1/state")
                 out["why"] = await s.call_tool("why", {"query": "kv-cache-dtype"})
+                out["why_json"] = await s.call_tool("why", {"query": "bf16-kv-cache", "format": "json"})
                 out["before_bad"] = snapshot(store.root)
                 out["bad"] = await s.call_tool("add_decision", {"title": "No choice given", "status": "chosen"})
                 out["after_bad"] = snapshot(store.root)
@@ -96,6 +97,9 @@ def test_statedump_mcp_over_stdio(store: Store) -> None:
     why = text(got["why"])
     assert not got["why"].is_error, why
     assert "bf16-kv-cache" in why and "fp8-kv-cache-runs-with-scale-1-0" in why and "1.57M" in why
+    why_data = json.loads(text(got["why_json"]))
+    assert why_data["decision"]["id"] == "bf16-kv-cache"
+    assert [e["id"] for e in why_data["evidence"]] == ["fp8-kv-cache-runs-with-scale-1-0"]
 
     bad = text(got["bad"])
     assert got["bad"].is_error

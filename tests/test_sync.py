@@ -3,6 +3,7 @@ time, then `statedump sync` both ways."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -216,6 +217,8 @@ def test_first_push_to_an_empty_remote_and_nothing_to_do(tmp_path: Path) -> None
     assert "pushed main to origin" in _ok(cli, "sync")
     assert git(bare, "rev-parse", "main") == git(st.root, "rev-parse", "HEAD")
     assert "nothing to push" in _ok(cli, "sync")
+    done = json.loads(_ok(cli, "sync", "--json"))
+    assert (done["remote"], done["branch"], done["pushed"], done["conflicts"]) == ("origin", "main", False, [])
 
 
 def test_a_record_deleted_here_and_changed_on_the_remote(team: tuple[Path, Path, Cli, Path, Cli]) -> None:
@@ -246,3 +249,14 @@ def test_both_sides_edit_the_session_file(team: tuple[Path, Path, Cli, Path, Cli
     assert "Bob's title" in copy.read_text()
     assert Store(bob).load_session("s1").title == "Alice's title"
     _ok(b, "list")
+
+
+def test_a_push_refused_once_is_retried(team: tuple[Path, Path, Cli, Path, Cli]) -> None:
+    bare, alice, a, _bob, _b = team
+    hook = bare / "hooks" / "pre-receive"
+    hook.write_text('#!/bin/sh\nif [ ! -e "$GIT_DIR/refused-once" ]; then touch "$GIT_DIR/refused-once"; echo busy >&2; exit 1; fi\n')
+    hook.chmod(0o755)
+    _ok(a, "add", "goal", "--id", "g2", "--title", "Second goal")
+    assert "pushed main to origin" in _ok(a, "sync")
+    assert (bare / "refused-once").exists()
+    assert git(bare, "rev-parse", "main") == git(alice, "rev-parse", "HEAD")
