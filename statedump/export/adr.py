@@ -58,7 +58,7 @@ def adr_text(state: SessionState, n: Numbered, forward: dict[str, list[Numbered]
         context.append("Evidence:\n\n" + bullets(evidence))
     if d.body:
         context.append(paragraphs(d.body))
-    decision = [inline(d.choice, start=True) or "_Not recorded._"]
+    decision = [f"Chosen: {inline(d.choice.rstrip('.')) or 'not recorded'}."]
     if d.rationale:
         decision.append(paragraphs(d.rationale))
     if d.enforces:
