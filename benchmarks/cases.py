@@ -64,6 +64,8 @@ class Context:
     reps: int
     env: dict[str, str]
     log: Callable[[str], None]
+    timeout: float = 300.0
+    """Seconds any one process may take; a case whose process runs over reports a timeout (a miss)."""
     _stores: dict[str, generate.Built] = field(default_factory=dict)
     _parse: dict[int, float] = field(default_factory=dict)
 
@@ -83,7 +85,14 @@ class Context:
         """Wall time of one process; a failure is an error with its stderr."""
         started = time.perf_counter()
         done = subprocess.run(
-            list(argv), cwd=cwd, env=self.env, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False
+            list(argv),
+            cwd=cwd,
+            env=self.env,
+            input=stdin,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            check=False,
+            timeout=self.timeout,
         )
         took = time.perf_counter() - started
         if done.returncode != 0:
@@ -91,7 +100,7 @@ class Context:
         return took
 
     def output(self, argv: Sequence[str], cwd: Path | None = None) -> str:
-        done = subprocess.run(list(argv), cwd=cwd, env=self.env, capture_output=True, check=False)
+        done = subprocess.run(list(argv), cwd=cwd, env=self.env, capture_output=True, check=False, timeout=self.timeout)
         if done.returncode != 0:
             failed(argv, done.returncode, done.stderr)
         return done.stdout.decode()
@@ -127,7 +136,10 @@ def failed(argv: Sequence[str], status: int, stderr: bytes) -> None:
     missing = [line for line in lines if "No module named 'statedump" in line]
     if missing:
         raise Unavailable(missing[-1].split(": ", 1)[-1])
-    command = " ".join(a for a in argv[:6] if a not in (PY, "-m", "-c"))
+    shown = list(argv[:6])
+    if "-c" in shown:  # an inline script: name it, not its text
+        shown[shown.index("-c") + 1] = "<script>"
+    command = " ".join(a for a in shown if a not in (PY, "-m"))
     raise RuntimeError(f"`{command}` exited {status}: {lines[-1][:200]}")
 
 
@@ -293,7 +305,10 @@ def peer(ctx: Context) -> list[Row]:
 _RSS_WRAP = """
 import json, resource, subprocess, sys, time
 started = time.perf_counter()
-done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+try:
+    done = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=float(sys.argv[1]))
+except subprocess.TimeoutExpired:
+    sys.exit("timed out")
 took = time.perf_counter() - started
 if done.returncode:
     sys.exit(done.stderr.decode(errors="replace")[-400:])
@@ -320,7 +335,9 @@ def import_(ctx: Context) -> list[Row]:
     count = [0]
 
     def measured(argv: list[str]) -> dict[str, float]:
-        out = subprocess.run([PY, "-c", _RSS_WRAP, *argv], env=ctx.env, capture_output=True, check=False)
+        out = subprocess.run([PY, "-c", _RSS_WRAP, str(ctx.timeout), *argv], env=ctx.env, capture_output=True, check=False)
+        if out.stderr.strip() == b"timed out":
+            raise subprocess.TimeoutExpired(argv, ctx.timeout)
         if out.returncode:
             failed(argv, out.returncode, out.stderr)
         result: dict[str, float] = json.loads(out.stdout)
@@ -427,9 +444,9 @@ TARGETS = {
 """The rows each case reports, also when it is not available."""
 
 
-def placeholder(case: str, status: str) -> list[Row]:
-    """Rows for a case that could not run: "not available: ..." or "error: ..."."""
-    return [Row(name, "", None, None, "", "", "", status=status) for name in TARGETS[case]]
+def placeholder(case: str, status: str, passed: bool | None = None) -> list[Row]:
+    """Rows for a case that could not run: "not available: ...", "error: ..." or "timed out ..." (a miss)."""
+    return [Row(name, "", None, None, "", "", "", passed=passed, status=status) for name in TARGETS[case]]
 
 
 def environment() -> dict[str, str]:

@@ -14,6 +14,7 @@ import json
 import os
 import platform
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -23,8 +24,8 @@ from typing import Any
 from benchmarks import cases
 from benchmarks.cases import Context, Row, Unavailable
 
-FULL = {"records": 10_000, "small": 8, "decisions": 1_000, "transcript_mb": 200.0, "reps": 5}
-QUICK = {"records": 60, "small": 8, "decisions": 20, "transcript_mb": 1.0, "reps": 1}
+FULL = {"records": 10_000, "small": 8, "decisions": 1_000, "transcript_mb": 200.0, "reps": 5, "timeout": 300.0}
+QUICK = {"records": 60, "small": 8, "decisions": 20, "transcript_mb": 1.0, "reps": 1, "timeout": 60.0}
 
 
 def _args(argv: list[str] | None) -> argparse.Namespace:
@@ -36,6 +37,7 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--reps", type=int, help="repetitions per timing; the median is reported (default 5; quick 1)")
     parser.add_argument("--transcript-mb", type=float, help="size of the generated transcript (default 200; quick 1)")
     parser.add_argument("--decisions", type=int, help="decisions exported in the peer case (default 1,000; quick 20)")
+    parser.add_argument("--timeout", type=float, help="seconds any one process may take (default 300; quick 60)")
     parser.add_argument("--workdir", type=Path, help="keep generated stores here (default: a temporary folder, removed after)")
     return parser.parse_args(argv)
 
@@ -54,7 +56,7 @@ def table(rows: list[Row]) -> str:
     body = []
     for r in rows:
         if r.status != "ok":
-            body.append([r.case, r.status[:90], "", "", "", "", "n/a"])
+            body.append([r.case, r.status[:90], "", "", "", "", "MISS" if r.passed is False else "n/a"])
             continue
         ratio = f"{r.ratio:.2f}x" if r.ratio is not None else "-"
         result = "PASS" if r.passed else "MISS"
@@ -69,7 +71,7 @@ def run(argv: list[str] | None = None) -> int:
     """Run the cases; print the table (and JSON). The exit status is 0 even when targets are missed."""
     args = _args(argv)
     sizes: dict[str, Any] = dict(QUICK if args.quick else FULL)
-    for key in ("records", "reps", "transcript_mb", "decisions"):
+    for key in ("records", "reps", "transcript_mb", "decisions", "timeout"):
         if getattr(args, key) is not None:
             sizes[key] = getattr(args, key)
     env = cases.environment()
@@ -83,7 +85,17 @@ def run(argv: list[str] | None = None) -> int:
 
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="statedump-bench-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    ctx = Context(workdir.resolve(), sizes["records"], sizes["small"], sizes["decisions"], sizes["transcript_mb"], sizes["reps"], env, say)
+    ctx = Context(
+        workdir.resolve(),
+        sizes["records"],
+        sizes["small"],
+        sizes["decisions"],
+        sizes["transcript_mb"],
+        sizes["reps"],
+        env,
+        say,
+        sizes["timeout"],
+    )
     rows: list[Row] = []
     started = time.perf_counter()
     try:
@@ -93,6 +105,8 @@ def run(argv: list[str] | None = None) -> int:
                 found = cases.CASES[name](ctx)
             except Unavailable as err:
                 found = cases.placeholder(name, f"not available: {err}")
+            except subprocess.TimeoutExpired as err:
+                found = cases.placeholder(name, f"timed out: a process ran over {err.timeout:.0f} s", passed=False)
             except Exception as err:  # a broken case must not stop the others
                 found = cases.placeholder(name, f"error: {type(err).__name__}: {err}")
             for row in found:

@@ -1,0 +1,94 @@
+"""The parse cache gives exactly what parsing gives, and never serves a changed file."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from benchmarks import generate
+from statedump import codec, parsecache
+from statedump.errors import StatedumpError
+from statedump.models import RecordBase
+from statedump.store import Store
+
+
+def _parsed(root: Path, session: str) -> list[RecordBase]:
+    store = Store(root)
+    return sorted(store.parse_files(store.record_files(session)), key=lambda r: r.id)
+
+
+def _cached(root: Path, session: str) -> list[RecordBase]:
+    return sorted(parsecache.load_records(root, session), key=lambda r: r.id)
+
+
+def _rewrite(path: Path, text: str) -> None:
+    # As statedump writes: a new file renamed over the old one.
+    tmp = path.with_name(".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+@pytest.fixture
+def settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Treat every file as settled, so files written by the test are cached at once."""
+    monkeypatch.setattr(parsecache, "RACY_NS", 0)
+
+
+def test_cached_records_equal_parsed_ones(tmp_path: Path, settled: None) -> None:
+    built = generate.build_store(tmp_path / "s", 60)
+    first = _cached(built.root, built.session)
+    cache = parsecache.cache_path(built.root, built.session)
+    assert cache is not None and cache.is_file()
+    assert len(json.loads(cache.read_text())["entries"]) == 60
+    second = _cached(built.root, built.session)
+    assert first == second == _parsed(built.root, built.session)
+    # Same values, same types: the documents rendered from them are the same bytes.
+    assert [codec.dump_record(r) for r in second] == [codec.dump_record(r) for r in first]
+    assert [type(r.at.tzinfo) for r in second] == [type(r.at.tzinfo) for r in _parsed(built.root, built.session)]
+
+
+def test_a_changed_file_is_parsed_again(tmp_path: Path, settled: None) -> None:
+    built = generate.build_store(tmp_path / "s", 12)
+    _cached(built.root, built.session)
+    goal = built.root / "sessions" / built.session / "goal" / f"{built.ids['goal'][0]}.yaml"
+    text = goal.read_text()
+    old_title = next(line for line in text.splitlines() if line.startswith("title: "))
+    _rewrite(goal, text.replace(old_title, "title: " + "X" * (len(old_title) - 7)))
+    records = {r.id: r for r in _cached(built.root, built.session)}
+    assert records[built.ids["goal"][0]].title == "X" * (len(old_title) - 7)
+    goal.unlink()
+    assert built.ids["goal"][0] not in {r.id for r in _cached(built.root, built.session)}
+
+
+def test_files_changed_just_now_are_not_cached(tmp_path: Path) -> None:
+    built = generate.build_store(tmp_path / "s", 5)
+    assert len(_cached(built.root, built.session)) == 5
+    cache = parsecache.cache_path(built.root, built.session)
+    assert cache is not None and not cache.exists()
+
+
+def test_a_broken_cache_is_ignored_and_a_bad_file_still_fails(tmp_path: Path, settled: None) -> None:
+    built = generate.build_store(tmp_path / "s", 8)
+    cache = parsecache.cache_path(built.root, built.session)
+    assert cache is not None
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text("{not json")
+    assert _cached(built.root, built.session) == _parsed(built.root, built.session)
+    task = next((built.root / "sessions" / built.session).glob("*/*.yaml"))
+    _rewrite(task, task.read_text().replace("title: ", "title: [unclosed "))
+    with pytest.raises(StatedumpError) as err:
+        parsecache.load_records(built.root, built.session)
+    assert str(task.relative_to(built.root)) in str(err.value)
+
+
+def test_only_data_json_gives_back_exactly_is_cached() -> None:
+    from datetime import UTC, date, datetime
+
+    at = datetime(2026, 3, 14, 17, 40, tzinfo=UTC)
+    kept = parsecache._to_cache({"id": "a", "at": at, "metrics": [{"value": float("inf")}]})
+    assert kept is not None and parsecache._from_cache(json.loads(json.dumps(kept)))["at"] == at
+    assert parsecache._to_cache({"id": "a", "title": date(2026, 3, 14)}) is None
+    assert parsecache._to_cache({"id": "a", "versions": {12: "x"}}) is None
