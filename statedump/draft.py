@@ -75,9 +75,9 @@ def build(
         if target not in data["links"][rel]:
             data["links"][rel].append(target)
     made_up = False
-    if record_id:
+    if record_id is not None:
         data["id"] = check_id(record_id)
-    elif not data.get("id"):
+    elif data.get("id") is None:
         title = data.get("title")
         if not isinstance(title, str) or not title.strip():
             raise StatedumpError("a record needs a title", where=where, hint="pass --title '...'")

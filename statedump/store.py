@@ -288,14 +288,14 @@ class Store:
         """(relation, id) of each link whose target is not in the session's working tree."""
         return [(rel, t) for rel, t in record.link_pairs() if t != record.id and self.find_path(session, t) is None]
 
-    def _refuse_dangling(self, session: str, record: RecordBase) -> None:
+    def _refuse_dangling(self, session: str, record: RecordBase, where: str | None = None) -> None:
         missing = self.missing_links(session, record)
         if missing:
             rel, target = missing[0]
             more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
             raise StatedumpError(
                 f"link {rel} -> {target!r}: no such record in session {session!r}{more}",
-                where=f"{record.kind}/{record.id}",
+                where=where or f"{record.kind}/{record.id}",
                 hint="add the target first, or fix the id (`statedump list` shows them)",
             )
 
@@ -308,6 +308,7 @@ class Store:
         when: datetime | None = None,
         action: str = "add",
         check_links: bool = True,
+        where: str | None = None,
     ) -> tuple[RecordBase, str]:
         """Add a new record and commit it. With `unique`, a taken id gets a numeric suffix
         instead of an error (for ids statedump made up from a title)."""
@@ -316,7 +317,7 @@ class Store:
             raise StatedumpError(f"no session {session!r}", where="-s", hint="`statedump sessions` lists them")
         with self.lock():
             if check_links:
-                self._refuse_dangling(session, record)
+                self._refuse_dangling(session, record, where)
             taken = self.find_path(session, record.id)
             if taken is not None:
                 if not unique:

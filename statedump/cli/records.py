@@ -104,7 +104,7 @@ def add(
     if tags:
         given["tags"] = list(tags)
     record, made_up = build(kind, base=base, fields=given, links=[parse_link(item) for item in links], record_id=record_id, where=where)
-    record, sha = store.add(sid, record, unique=made_up)
+    record, sha = store.add(sid, record, unique=made_up, where=None if where == "arguments" else where)
     if as_json:
         print_json({"commit": sha, "record": to_json(record)})
     else:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 ID_MAX = 64
 _ID_RE = re.compile(r"^[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?$")
@@ -48,6 +48,17 @@ class Model(BaseModel):
     """Base for every statedump model: unknown fields are errors, assignment is checked."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True, use_attribute_docstrings=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _blank_is_absent(cls, value: Any, info: ValidationInfo) -> Any:
+        # An optional text that holds only whitespace says nothing: store it as absent,
+        # so files and documents never carry empty `source: ' '` lines.
+        if isinstance(value, str) and not value.strip() and info.field_name:
+            field = cls.model_fields.get(info.field_name)
+            if field is not None and not field.is_required() and field.default is None:
+                return None
+        return value
 
 
 RELATIONS = (
@@ -97,7 +108,7 @@ class RecordBase(Model):
     """Readable slug, unique within the session, e.g. `bf16-kv-cache`."""
     kind: str
     """The record kind; fixed per model."""
-    title: str = Field(min_length=1, max_length=300)
+    title: str = Field(min_length=1, max_length=300, pattern=r"\S")
     """One line that says what the record is."""
     status: str
     """Where the record stands; each kind has a closed set."""

@@ -8,6 +8,8 @@ The same records always render the same bytes: nothing here reads a clock.
 
 from __future__ import annotations
 
+import math
+
 from statedump.models import (
     RELATIONS,
     Benchmark,
@@ -24,7 +26,7 @@ from statedump.models import (
     Task,
 )
 from statedump.models.state import SessionState
-from statedump.render.markup import bullets, cell, code, fenced, inline, link, paragraphs, table
+from statedump.render.markup import bullets, cell, code, end, fenced, inline, link, mid, paragraphs, table
 
 SPINE = ("Goal", "Instructions", "Discoveries", "Accomplished")
 SECTIONS = (*SPINE, "Next steps", "Deployment commands", "Relevant files / directories", "References")
@@ -34,7 +36,7 @@ def _tail(record: RecordBase, *extra: str) -> str:
     """The trailing `— status · source · id` of a list item."""
     bits = [*extra, record.status]
     if record.source:
-        bits.append(inline(record.source))
+        bits.append(mid(record.source))
     bits.append(code(record.id))
     return " — " + " · ".join(bits)
 
@@ -47,8 +49,8 @@ def _item(head: str, record: RecordBase, *extra: str) -> str:
 
 
 def _number(value: float) -> str:
-    if value == float("inf"):
-        return "inf"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
     return f"{value:,.0f}" if value == int(value) and abs(value) >= 1000 else f"{value:g}"
 
 
@@ -56,9 +58,13 @@ def _header(state: SessionState) -> str:
     s = state.session
     lines = [f"# {inline(s.title)}", ""]
     facts = [f"Session {code(s.id)}"]
-    for label, value in (("model", s.model), ("hardware", s.hardware), ("agent", s.agent), ("repo", s.repo), ("branch", s.branch)):
-        if value:
-            facts.append(f"{label}: {inline(value)}")
+    values = [
+        (label, v)
+        for label, v in (("model", s.model), ("hardware", s.hardware), ("agent", s.agent), ("repo", s.repo), ("branch", s.branch))
+        if v
+    ]
+    for n, (label, value) in enumerate(values):
+        facts.append(f"{label}: {mid(value) if n + 1 < len(values) else end(value)}")
     lines.append(" · ".join(facts))
     if s.body:
         lines += ["", paragraphs(s.body)]
@@ -74,8 +80,8 @@ def _goal(state: SessionState) -> str:
         block = f"**{inline(g.title)}**{_tail(g)}"
         if g.body:
             block += "\n\n" + paragraphs(g.body)
-        if g.criteria:
-            block += "\n\nSuccess criteria:\n\n" + bullets([inline(c) for c in g.criteria])
+        if any(c.strip() for c in g.criteria):
+            block += "\n\nSuccess criteria:\n\n" + bullets([inline(c, start=True) for c in g.criteria if c.strip()])
         parts.append(block)
     return "\n\n".join(parts)
 
@@ -87,9 +93,9 @@ def _instructions(state: SessionState) -> str:
         quote = paragraphs(ins.quote)
         if "\n" in quote:
             head = "> " + quote.replace("\n", "\n> ").replace("> \n", ">\n")
-            items.append(head + "\n\n" + inline(ins.title) + _tail(ins, kind))
+            items.append(head + "\n\n" + inline(ins.title, start=True, after=" ") + _tail(ins, kind))
         else:
-            items.append(f'"{inline(quote)}" — {inline(ins.title)}{_tail(ins, kind)}')
+            items.append(f'"{inline(quote, before=chr(34), after=chr(34))}" — {mid(ins.title)}{_tail(ins, kind)}')
     return bullets(items) if items else "_No instructions recorded._"
 
 
@@ -142,19 +148,24 @@ def _enforcements(d: Decision) -> list[str]:
 
 
 def _decision(d: Decision) -> str:
-    lines = [f"#### {inline(d.title)}", "", f"{d.status} · {code(d.id)}" + (f" · {inline(d.source)}" if d.source else ""), ""]
+    lines = [f"#### {inline(d.title)}", "", f"{d.status} · {code(d.id)}" + (f" · {end(d.source)}" if d.source else ""), ""]
     facts = []
     if d.question:
-        facts.append(f"Question: {inline(d.question)}")
-    facts.append(f"Choice: {inline(d.choice)}")
-    facts += [f"Rejected: {inline(a.option)} — {inline(a.why_not)}" for a in d.alternatives]
+        facts.append(f"Question: {end(d.question)}")
+    facts.append(f"Choice: {end(d.choice)}")
+    facts += [f"Rejected: {mid(a.option)} — {end(a.why_not)}" for a in d.alternatives]
     if d.rationale:
-        facts.append(f"Rationale: {inline(d.rationale)}")
+        facts.append(f"Rationale: {end(d.rationale)}")
     for t in d.tradeoffs:
-        change = " → ".join(inline(v) for v in (t.before, t.after) if v)
-        unit = f" {inline(t.unit)}" if t.unit and change else ""
-        text = f"Trade-off: {inline(t.aspect)}" + (f": {change}{unit}" if change else "")
-        facts.append(text + (f" — {inline(t.note)}" if t.note else ""))
+        values = [v for v in (t.before, t.after) if v]
+        unit = t.unit if t.unit and values else None
+        last_open = bool(unit or t.note)
+        change = " → ".join(inline(v, before=" ", after=" " if (n + 1 < len(values) or last_open) else None) for n, v in enumerate(values))
+        unit_text = f" {inline(unit, before=' ', after=' ' if t.note else None)}" if unit else ""
+        text = f"Trade-off: {inline(t.aspect, before=' ', after=':' if values else (' ' if t.note else None))}" + (
+            f": {change}{unit_text}" if values else ""
+        )
+        facts.append(text + (f" — {end(t.note)}" if t.note else ""))
     facts += _enforcements(d)
     facts += link_lines(d)
     lines.append(bullets(facts))
@@ -184,7 +195,7 @@ def _discoveries(state: SessionState) -> str:
 
 def _task_item(t: Task) -> str:
     extra = [f"P{t.priority}"] if t.priority else []
-    head = f"**{inline(t.title)}**" + (f" ({inline(t.impact)})" if t.impact else "")
+    head = f"**{inline(t.title)}**" + (f" ({inline(t.impact, before='(', after=')')})" if t.impact else "")
     return _item(head, t, *extra)
 
 
@@ -216,7 +227,7 @@ def _commands(state: SessionState) -> str:
     parts = []
     for c in cmds:
         good = " · last known good" if c.last_known_good else ""
-        lines = [f"### {inline(c.title)}", "", f"{c.form} · {code(c.id)}{good}" + (f" · {inline(c.source)}" if c.source else "")]
+        lines = [f"### {inline(c.title)}", "", f"{c.form} · {code(c.id)}{good}" + (f" · {end(c.source)}" if c.source else "")]
         if c.purpose:
             lines += ["", inline(c.purpose, start=True)]
         if c.env:
@@ -229,7 +240,7 @@ def _commands(state: SessionState) -> str:
 
 
 def _files(state: SessionState) -> str:
-    items = [_item(f"{code(f.path)} — {inline(f.title)}", f) for f in state.of_kind(File) if f.status == "relevant"]
+    items = [_item(f"{code(f.path)} — {mid(f.title)}", f) for f in state.of_kind(File) if f.status == "relevant"]
     return bullets(items) if items else "_No files recorded._"
 
 
@@ -252,4 +263,19 @@ def render_markdown(state: SessionState) -> str:
     }
     parts = [_header(state)]
     parts += [f"## {name}\n\n{build(state)}" for name, build in sections.items()]
-    return "\n\n".join(parts) + "\n"
+    return _trim("\n\n".join(parts)) + "\n"
+
+
+def _trim(doc: str) -> str:
+    """Trailing spaces removed outside code blocks (a blank field leaves `Choice: `); commands keep theirs."""
+    out, fence = [], ""
+    for line in doc.split("\n"):
+        stripped = line.lstrip()
+        if fence and stripped.startswith(fence) and not stripped.strip("`"):
+            fence = ""
+        elif not fence and stripped.startswith("```"):
+            fence = stripped[: len(stripped) - len(stripped.lstrip("`"))]
+            out.append(line)
+            continue
+        out.append(line if fence else line.rstrip())
+    return "\n".join(out)

@@ -8,24 +8,28 @@ from __future__ import annotations
 
 import html.entities
 import re
+import string
 import unicodedata
+
+from wcwidth import wcswidth
 
 _ENTITY = re.compile(
     "&(?:#[0-9]{1,7}|#[Xx][0-9A-Fa-f]{1,6}|" + "|".join(sorted({n.rstrip(";") for n in html.entities.html5}, key=len, reverse=True)) + ");"
 )
-_BLOCK_START = re.compile(r"^(?:[#>+=-]|\d{1,9}[.)](?:\s|$)|~~~|```)")
 _SPECIAL = re.compile(r"[\\*_\[\]<`&]|^(?:[#>+=-]|\d{1,9}[.)]|~~~)")
 _INLINE_SPECIAL = re.compile(r"[\\*_\[\]<`&]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def _ws(ch: str | None) -> bool:
-    return ch is not None and ch.isspace()
+    # CommonMark's Unicode whitespace: the Zs category and ASCII whitespace.
+    return ch is not None and (ch in string.whitespace or unicodedata.category(ch) == "Zs")
 
 
 def _flanking(ch: str | None) -> bool:
-    # Whitespace, punctuation, or the edge of the text: where emphasis can open or close.
-    return ch is None or ch.isspace() or unicodedata.category(ch).startswith(("P", "S"))
+    # Whitespace, punctuation (P categories and ASCII punctuation), or the edge of the text:
+    # where emphasis can open or close.
+    return ch is None or _ws(ch) or ch in string.punctuation or unicodedata.category(ch).startswith("P")
 
 
 def _escape_star(prev: str | None, nxt: str | None) -> bool:
@@ -37,7 +41,7 @@ def _escape_underscore(prev: str | None, nxt: str | None) -> bool:
     return not (inside_word or (_ws(prev) and _ws(nxt)))
 
 
-def _brackets_to_escape(text: str) -> set[int]:
+def _brackets_to_escape(text: str, after: str | None) -> set[int]:
     # A closed [..] pair with no brackets inside and not followed by ':' or '(' reads
     # as plain text; every other bracket could start a link and is escaped.
     escape: set[int] = set()
@@ -51,7 +55,7 @@ def _brackets_to_escape(text: str) -> set[int]:
             if opened is None:
                 escape.add(i)
             else:
-                nxt = text[i + 1] if i + 1 < len(text) else ""
+                nxt = text[i + 1] if i + 1 < len(text) else (after or "")
                 if nxt in (":", "("):
                     escape.update((opened, i))
                 opened = None
@@ -77,20 +81,38 @@ def visible(text: str) -> str:
     return _CONTROL.sub(lambda m: _picture(m.group(0)), text)
 
 
-def inline(text: str, start: bool = False) -> str:
+def _escape_line_start(text: str, after: str | None) -> str:
+    """Escape what would open a block at the start of a line (heading, quote, list, rule)."""
+    probe = text + (after or "")
+    if re.match(r"#{1,6}( |\t|$)", probe) or probe.startswith(">") or re.match(r"[-+]( |\t|$)", probe):
+        return "\\" + text
+    if m := re.match(r"[0-9]+([.)])( |\t|$)", probe):
+        return text.replace(m.group(1), "\\" + m.group(1), 1)
+    if after is None:
+        bare = text.replace(" ", "").replace("\t", "")
+        if bare and (set(bare) == {"-"} or set(bare) == {"="}):
+            return text.replace(bare[0], "\\" + bare[0], 1)
+    return text
+
+
+def inline(text: str, start: bool = False, before: str | None = None, after: str | None = None) -> str:
     """Plain text made safe for one line of Markdown: nothing in it becomes markup.
 
     `start` says the text begins a line, where `-`, `#`, `>` or `1.` would open a block.
+    `before` and `after` are the characters the text will sit between (None for the edge
+    of a paragraph, heading, cell or emphasis): whether `*`, `_` or `<` can open markup
+    depends on its neighbours, and escaping exactly when needed keeps the output stable
+    under CommonMark formatters.
     """
     text = " ".join(visible(text).split())
     if not _SPECIAL.search(text) or (not start and not _INLINE_SPECIAL.search(text)):
         return text
     text = text.replace("\\", "\\\\")
-    brackets = _brackets_to_escape(text)
+    brackets = _brackets_to_escape(text, after)
     out = []
     for i, ch in enumerate(text):
-        prev = text[i - 1] if i else None
-        nxt = text[i + 1] if i + 1 < len(text) else None
+        prev = text[i - 1] if i else before
+        nxt = text[i + 1] if i + 1 < len(text) else after
         if ch == "*" and _escape_star(prev, nxt):
             out.append("\\*")
         elif ch == "_" and _escape_underscore(prev, nxt):
@@ -105,8 +127,8 @@ def inline(text: str, start: bool = False) -> str:
             out.append(ch)
     escaped = "".join(out)
     escaped = _ENTITY.sub(lambda m: "\\" + m.group(0), escaped)
-    if start and _BLOCK_START.match(escaped):
-        escaped = "\\" + escaped if not escaped[0].isdigit() else re.sub(r"^(\d+)([.)])", r"\1\\\2", escaped)
+    if start:
+        escaped = _escape_line_start(escaped, after)
     return escaped
 
 
@@ -114,9 +136,11 @@ def code(text: str) -> str:
     """A code span that holds `text` literally, whatever backticks it contains."""
     text = " ".join(visible(text).split())
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") or (text.startswith(" ") and text.endswith(" ")) else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+    if longest:
+        # A span holding backticks is fenced by a longer run and padded, as CommonMark reads it.
+        fence = "`" * (longest + 1)
+        return f"{fence} {text} {fence}"
+    return f"`{text}`"
 
 
 def fenced(text: str, lang: str = "") -> str:
@@ -127,10 +151,28 @@ def fenced(text: str, lang: str = "") -> str:
     return f"{fence}{lang}\n{text}\n{fence}"
 
 
+def mid(text: str) -> str:
+    """Text that sits between spaces inside a line."""
+    return inline(text, before=" ", after=" ")
+
+
+def end(text: str) -> str:
+    """Text after a space that ends its line."""
+    return inline(text, before=" ")
+
+
 def link(label: str, url: str) -> str:
-    """A Markdown link; the URL in angle brackets only when it needs them."""
+    """A Markdown link, its target normalized the way CommonMark parsers read it back.
+
+    A URL a parser would refuse as a link (e.g. `javascript:`) is shown as code instead.
+    """
+    from markdown_it.common.normalize_url import normalizeLink, validateLink
+
     url = " ".join(visible(url).split())
-    target = url if re.fullmatch(r"[^\s()<>]+", url) else "<" + url.replace(">", "%3E") + ">"
+    href = normalizeLink(url)
+    if not url or not validateLink(href):
+        return f"{inline(label)} ({code(url or '-')})"
+    target = href if re.fullmatch(r"[^\s()<>\x00-\x1f]+", href) else f"<{href}>"
     return f"[{inline(label)}]({target})"
 
 
@@ -141,10 +183,12 @@ def cell(text: str) -> str:
 
 def table(header: list[str], rows: list[list[str]]) -> str:
     """A GitHub-style table, columns padded so the source lines up as formatters write it."""
-    widths = [max(3, len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    # Pad by terminal cells, not code points: a CJK character fills two columns.
+    cell_len = wcswidth
+    widths = [max(3, cell_len(h), *(cell_len(r[i]) for r in rows)) for i, h in enumerate(header)]
 
     def line(cells: list[str]) -> str:
-        return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
+        return "| " + " | ".join(c + " " * (w - cell_len(c)) for c, w in zip(cells, widths, strict=True)) + " |"
 
     return "\n".join([line(header), "| " + " | ".join("-" * w for w in widths) + " |", *(line(r) for r in rows)])
 

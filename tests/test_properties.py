@@ -1,0 +1,119 @@
+"""Property tests (Hypothesis): any record round-trips YAML byte for byte; rendering never breaks."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import mdformat
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from statedump import codec
+from statedump.models import (
+    KINDS,
+    Alternative,
+    Enforcement,
+    Links,
+    Metric,
+    RecordBase,
+    Session,
+    Tradeoff,
+)
+from statedump.models.state import SessionState
+from statedump.render import render_markdown
+
+# Any text a user or an agent might write, control characters and YAML-looking words included;
+# only lone surrogates are left out, since they cannot be written as UTF-8 at all.
+TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=60)
+LINE = TEXT.map(lambda s: " ".join(s.split()) or "x")
+IDS = st.from_regex(r"[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?", fullmatch=True).filter(
+    lambda s: s not in {"con", "prn", "aux", "nul"} and not s.startswith(("com", "lpt"))
+)
+WHEN = st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC))
+FLOATS = st.floats(allow_nan=False, width=64)
+
+
+def _kind_fields(kind: str) -> dict[str, Any]:
+    return {
+        "goal": {"criteria": st.lists(TEXT, max_size=3)},
+        "instruction": {"quote": TEXT.filter(bool), "standing": st.booleans()},
+        "discovery": {"category": st.sampled_from(["finding", "risk", "dead-end"])},
+        "compat": {
+            "component": LINE,
+            "option": LINE,
+            "target": LINE,
+            "versions": st.dictionaries(LINE, TEXT, max_size=2),
+            "symptom": st.none() | TEXT,
+        },
+        "benchmark": {
+            "concurrency": st.none() | st.integers(1, 4096),
+            "request_rate": st.none() | FLOATS,
+            "metrics": st.lists(st.builds(Metric, name=LINE, value=FLOATS, unit=LINE), max_size=3),
+            "environment": st.dictionaries(LINE, TEXT, max_size=3),
+            "baseline": st.booleans(),
+        },
+        "decision": {
+            "question": st.none() | TEXT,
+            "choice": TEXT.filter(bool),
+            "alternatives": st.lists(st.builds(Alternative, option=LINE, why_not=TEXT.filter(bool)), max_size=2),
+            "tradeoffs": st.lists(st.builds(Tradeoff, aspect=LINE, before=st.none() | TEXT, after=st.none() | TEXT), max_size=2),
+            "enforces": st.lists(st.builds(Enforcement, command=IDS, flag=st.just("--kv-cache-dtype"), value=st.none() | LINE), max_size=2),
+        },
+        "task": {"priority": st.none() | st.integers(1, 9), "impact": st.none() | TEXT},
+        "command": {
+            "text": TEXT.filter(bool),
+            "env": st.dictionaries(st.from_regex(r"[A-Z_]{1,10}", fullmatch=True), TEXT, max_size=2),
+            "last_known_good": st.booleans(),
+        },
+        "component": {"name": LINE, "version": st.none() | TEXT},
+        "file": {"path": LINE},
+        "reference": {"url": LINE},
+    }[kind]
+
+
+@st.composite
+def records(draw: st.DrawFn, kind: str | None = None) -> RecordBase:
+    kind = kind or draw(st.sampled_from(list(KINDS)))
+    cls = KINDS[kind]
+    fields = {name: draw(strategy) for name, strategy in _kind_fields(kind).items()}
+    return cls(
+        id=draw(IDS),
+        title=draw(LINE),
+        status=draw(st.sampled_from(cls.STATUSES)),
+        at=draw(st.none() | WHEN),
+        source=draw(st.none() | TEXT),
+        tags=draw(st.lists(LINE, max_size=2)),
+        links=Links(evidence=draw(st.lists(IDS, max_size=2))),
+        body=draw(st.none() | TEXT),
+        **fields,
+    )
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(records())
+def test_any_record_round_trips_byte_for_byte(record: RecordBase) -> None:
+    text = codec.dump_record(record)
+    back = codec.load_record(text.encode(), "x.yaml")
+    assert back == record
+    assert codec.dump_record(back) == text
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(records(), max_size=8, unique_by=lambda r: r.id), LINE)
+def test_any_session_renders_without_error_and_keeps_text_literal(recs: list[RecordBase], title: str) -> None:
+    state = SessionState(Session(id="s", title=title), recs)
+    doc = render_markdown(state)
+    assert doc.startswith("# ") and doc.endswith("\n")
+    assert "\x1b" not in doc
+    positions = [doc.index(f"\n## {name}\n") for name in ("Goal", "Instructions", "Discoveries", "Accomplished")]
+    assert positions == sorted(positions)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(records(), max_size=6, unique_by=lambda r: r.id).map(lambda rs: [r.model_copy(update={"body": None}) for r in rs]))
+def test_plain_text_renders_as_formatter_stable_markdown(recs: list[RecordBase]) -> None:
+    # Titles, quotes and fields are plain text: escaped so that formatting changes nothing.
+    # (Bodies are the user's own Markdown, which a formatter may legitimately restyle.)
+    doc = render_markdown(SessionState(Session(id="s", title="t"), recs))
+    assert mdformat.text(doc, extensions={"tables"}) == doc
