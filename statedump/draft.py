@@ -16,7 +16,7 @@ from statedump import codec
 from statedump.clock import now
 from statedump.errors import StatedumpError, from_validation
 from statedump.models import KINDS, RELATIONS, RecordBase
-from statedump.store import check_id, slugify
+from statedump.store import Store, check_id, slugify
 
 
 def parse_field(item: str) -> tuple[str, Any]:
@@ -91,6 +91,23 @@ def build(
         return KINDS[kind].model_validate(data), made_up
     except ValidationError as err:
         raise from_validation(err, where) from None
+
+
+def with_status(current: RecordBase, new_status: str) -> RecordBase:
+    """The record moved to `new_status`, which must be in its kind's closed set."""
+    allowed = type(current).STATUSES
+    if new_status not in allowed:
+        raise StatedumpError(f"{new_status!r} is not a {current.kind} status", where="STATUS", hint=f"use one of: {', '.join(allowed)}")
+    return type(current).model_validate({**current.model_dump(), "status": new_status})
+
+
+def set_status(
+    store: Store, session: str, record_id: str, new_status: str, source: str | None = None
+) -> tuple[RecordBase, RecordBase, str | None]:
+    """Change a record's status and commit it: (before, after, commit or None when unchanged)."""
+    current = store.get(session, record_id)
+    record = with_status(current, new_status)
+    return current, record, store.put(session, record, action=f"status {new_status}", source=source)
 
 
 def to_json(record: RecordBase) -> dict[str, Any]:

@@ -167,7 +167,8 @@ class Store:
         base = self.session_dir(session)
         if rev is not None:
             prefix = self.rel(base)
-            return [(p, b) for p, b in self.git.tree_files(rev, prefix) if p.endswith(".yaml") and not p.endswith(SESSION_FILE)]
+            # Only files in kind folders are records, as in the working tree.
+            return [(p, b) for p, b in self.git.tree_files(rev, prefix) if p.endswith(".yaml") and Path(p).parts[-2] in KINDS]
         out = []
         for kind in KINDS:
             folder = base / kind

@@ -106,6 +106,10 @@ class Git:
                     self._ident[f"GIT_{role}_EMAIL"] = os.environ.get(f"GIT_{role}_EMAIL") or FALLBACK_EMAIL
         return dict(self._ident)
 
+    def identity_env(self) -> dict[str, str]:
+        """Environment for git commands that write objects: statedump's identity when git has none."""
+        return self._env(None)
+
     def _env(self, when: datetime | None) -> dict[str, str]:
         env = self._ident_env()
         if when is not None:

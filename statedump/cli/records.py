@@ -164,14 +164,11 @@ def edit(
 @session_option
 def status(record_id: str, new_status: str, source: str | None, store_path: Path | None, session: str | None) -> None:
     """Set a record's status (from its kind's closed set)."""
+    from statedump.draft import set_status
+
     store = open_store(store_path)
     sid = store.pick_session(session)
-    current = store.get(sid, record_id)
-    allowed = type(current).STATUSES
-    if new_status not in allowed:
-        raise StatedumpError(f"{new_status!r} is not a {current.kind} status", where="STATUS", hint=f"use one of: {', '.join(allowed)}")
-    record = current.model_copy(update={"status": new_status})
-    sha = store.put(sid, type(current).model_validate(record.model_dump()), action=f"status {new_status}", source=source)
+    current, record, sha = set_status(store, sid, record_id, new_status, source)
     click.echo(f"{record.kind} {record.id}: {current.status} -> {new_status}" + (f" ({sha[:10]})" if sha else " (unchanged)"))
 
 
@@ -197,6 +194,10 @@ def list_records(
     from statedump.query import filter_records
 
     store = open_store(store_path)
+    if rev is not None:
+        from statedump.history import resolve_ref
+
+        rev = resolve_ref(store, rev, session)  # also `2` and `dump/2` for the session's dumps
     sid = store.pick_session(session, rev)
     records = filter_records(store.load(sid, rev).records, kinds=kinds, statuses=statuses, grep=grep)
     if as_json:
@@ -218,6 +219,10 @@ def show(record_id: str, rev: str | None, store_path: Path | None, session: str 
     from statedump.draft import to_json
 
     store = open_store(store_path)
+    if rev is not None:
+        from statedump.history import resolve_ref
+
+        rev = resolve_ref(store, rev, session)  # also `2` and `dump/2` for the session's dumps
     sid = store.pick_session(session, rev)
     if rev is None:
         record = store.get(sid, record_id)

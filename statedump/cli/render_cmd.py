@@ -26,6 +26,10 @@ def render(fmt: str | None, out: Path | None, rev: str | None, store_path: Path 
     from statedump.render import render_markdown
 
     store = open_store(store_path)
+    if rev is not None:
+        from statedump.history import resolve_ref
+
+        rev = resolve_ref(store, rev, session)  # also `2` and `dump/2` for the session's dumps
     sid = store.pick_session(session, rev)
     state = store.load(sid, rev)
     if out is not None:

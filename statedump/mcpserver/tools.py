@@ -36,13 +36,9 @@ def summary(record: Any) -> dict[str, Any]:
 
 def change_status(store: Store, session: str | None, record_id: str, new_status: str, source: str | None) -> dict[str, Any]:
     """Move a record to another status of its kind's closed set, as `statedump status` does."""
-    sid = store.pick_session(session)
-    current = store.get(sid, record_id)
-    allowed = type(current).STATUSES
-    if new_status not in allowed:
-        raise StatedumpError(f"{new_status!r} is not a {current.kind} status", where="STATUS", hint=f"use one of: {', '.join(allowed)}")
-    record = type(current).model_validate({**current.model_dump(), "status": new_status})
-    sha = store.put(sid, record, action=f"status {new_status}", source=source)
+    from statedump.draft import set_status
+
+    current, record, sha = set_status(store, store.pick_session(session), record_id, new_status, source)
     return {"id": record.id, "kind": record.kind, "from": current.status, "to": new_status, "commit": sha}
 
 

@@ -139,7 +139,7 @@ def _once(store: Store, remote: str, branch: str, upstream: str) -> SyncResult:
     )
     result.renumbered = adopt_dumps(repo, remote)
     tracking = f"refs/remotes/{remote}/{upstream}"
-    env = store.git._env(None)  # statedump's fallback identity when git has none
+    env = store.git.identity_env()  # statedump's fallback identity when git has none
     local = repo.git.rev_parse("HEAD")
     if ref_exists(repo, tracking):
         try:
