@@ -177,3 +177,54 @@ def test_large_transcript_reads_in_bounded_memory(tmp_path: Path) -> None:
     records, grown_mb = int(out[0]), int(out[1])
     assert records > 100
     assert grown_mb < 12, f"peak memory grew by {grown_mb} MB reading a 20 MB transcript"
+
+
+def test_json_report(cli: Cli, store: Store) -> None:
+    r = cli("import", "sglang-bench", str(FIXTURES / "sglang_one_batch.jsonl"), "--json")
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.stdout)
+    assert report["session"] == "s1" and report["dry_run"] is False
+    assert report["added"] == ["benchmark/sglang-one-batch-4da960ab58", "benchmark/sglang-one-batch-3af2e6a7f4"]
+    assert report["commit"] == git(store.root, "rev-parse", "HEAD").strip()
+    assert report["skipped"] == [] and report["tags"] == []
+
+
+def test_help_lists_the_formats(cli: Cli) -> None:
+    r = cli("import", "--help")
+    assert r.exit_code == 0
+    for fmt in FORMATS:
+        assert fmt in r.stdout
+    r = cli("import", "pdf", "x")
+    assert r.exit_code == 2 and "Invalid value for 'FORMAT'" in r.stderr
+
+
+def _run_import(store: Store, stderr_tty: bool) -> str:
+    import os
+    import pty
+
+    exe = Path(sys.executable).parent / "statedump"
+    args = [str(exe), "import", "claude-code", str(FIXTURES / "claude_code.jsonl"), "--dry-run"]
+    env = {**os.environ, "STATEDUMP_STORE": str(store.root), "COLUMNS": "100"}
+    if not stderr_tty:
+        return subprocess.run(args, capture_output=True, text=True, env=env, check=True).stderr
+    leader, follower = pty.openpty()
+    proc = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=follower, env=env, check=True)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            data = os.read(leader, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(leader)
+    assert proc.returncode == 0
+    return b"".join(chunks).decode(errors="replace")
+
+
+def test_progress_bar_only_on_a_terminal(store: Store) -> None:
+    assert _run_import(store, stderr_tty=False) == ""
+    shown = _run_import(store, stderr_tty=True)
+    assert "reading claude_code.jsonl" in shown and " kB" in shown

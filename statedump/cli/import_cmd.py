@@ -34,7 +34,14 @@ def _progress(label: str) -> Iterator[Progress | None]:
         yield update
 
 
-@click.command("import")
+_EPILOG = (
+    "\b\nFormats:\n"
+    + "\n".join(f"  {name:<13} {what}" for name, (_, what) in FORMATS.items())
+    + "\n\nSee docs/import/ for what each format's fields become."
+)
+
+
+@click.command("import", epilog=_EPILOG)
 @click.argument("fmt", metavar="FORMAT", type=click.Choice(list(FORMATS)))
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--dry-run", is_flag=True, help="Print what would be recorded; write nothing.")

@@ -285,6 +285,8 @@ def _tag_checkpoints(
     taken = {d.message.split("\n", 1)[0] for d in list_dumps(store, sid)}
     before = {c.source for c in meta.checkpoints} - {p.source for p in points}
     previous = parent
+    # A record unchanged between dumps is the same object in each snapshot: write it once.
+    written: dict[int, tuple[str, bytes] | None] = {}
     for k, point in enumerate(points):
         subject = f"State dump ({point.source}): {point.message}"
         if subject in taken:
@@ -294,9 +296,16 @@ def _tag_checkpoints(
             seen = before | {p.source for p in points[: k + 1]}
             files = {store.rel(store.session_dir(sid) / SESSION_FILE): codec.dump_session(_as_of(meta, seen)).encode()}
             for index, raw in enumerate(point.records):
-                record = _prepared(raw, index, existing, base)
-                if record is not None:
-                    files[store.rel(store.record_path(sid, record.kind, record.id))] = codec.dump_record(record).encode()
+                if id(raw) not in written:
+                    record = _prepared(raw, index, existing, base)
+                    written[id(raw)] = (
+                        None
+                        if record is None
+                        else (store.rel(store.record_path(sid, record.kind, record.id)), codec.dump_record(record).encode())
+                    )
+                entry = written[id(raw)]
+                if entry is not None:
+                    files[entry[0]] = entry[1]
             message = f"{subject}\n\nStatedump-Session: {sid}\nStatedump-Action: checkpoint\nStatedump-Source: {point.source}\n"
             target = checkpoint_commit(store, parent, previous or parent, files, message, point.at)
             previous = target

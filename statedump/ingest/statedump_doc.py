@@ -18,18 +18,16 @@ from markdown_it.tree import SyntaxTreeNode
 from pydantic import ValidationError
 
 from statedump.errors import from_validation
+from statedump.ingest.doc_fields import DOT, SEP, decision_facts, is_env, items, number, one_of, rows
 from statedump.ingest.mdtokens import Section, Segment, lines_of, parse, plain, raw_link_target, sections, segments
 from statedump.ingest.plan import ImportPlan
 from statedump.models import (
-    RELATIONS,
-    Alternative,
     Benchmark,
     Command,
     Compat,
     Component,
     Decision,
     Discovery,
-    Enforcement,
     File,
     Goal,
     Instruction,
@@ -37,14 +35,10 @@ from statedump.models import (
     RecordBase,
     Reference,
     Task,
-    Tradeoff,
 )
 
-SEP = " — "
-DOT = " · "
 _SESSION_LABELS = ("model", "hardware", "agent", "repo", "branch")
 _TASK_GROUPS = {"Done": "done", "In progress": "in-progress", "Blocked": "blocked"}
-_REL_LABELS = {rel.replace("_", " ").capitalize(): rel for rel in RELATIONS}
 
 
 def looks_like_statedump(text: str) -> bool:
@@ -161,17 +155,17 @@ class _Reader:
         return {**parts, "title": segs[0][1]}
 
     def instructions(self, sec: Section) -> None:
-        for item in _items(sec.blocks):
+        for item in items(sec.blocks):
             kids = item.children
             if kids and kids[0].type == "blockquote" and len(kids) > 1:
                 quote_lines = lines_of(self.lines, [kids[0]], dedent=2).split("\n")
                 quote = "\n".join(line[2:] if line.startswith("> ") else line.lstrip(">") for line in quote_lines)
-                parts = self.tail(segments(kids[1]), Instruction.STATUSES, _one_of("standing", "one-off"))
+                parts = self.tail(segments(kids[1]), Instruction.STATUSES, one_of("standing", "one-off"))
                 if parts is None:
                     continue
                 title = parts["head"]
             else:
-                parts = self.tail(segments(kids[0]) if kids else [], Instruction.STATUSES, _one_of("standing", "one-off"))
+                parts = self.tail(segments(kids[0]) if kids else [], Instruction.STATUSES, one_of("standing", "one-off"))
                 if parts is None or not parts["head"].startswith('"'):
                     continue
                 cut = parts["head"].rfind('"' + SEP)
@@ -189,11 +183,11 @@ class _Reader:
             )
 
     def findings(self, sec: Section, ruled_out: bool) -> None:
-        for item in _items(sec.blocks):
+        for item in items(sec.blocks):
             segs = segments(item.children[0]) if item.children else []
             if not segs or segs[0][0] != "strong":
                 continue
-            parts = self.tail(segs[1:], Discovery.STATUSES, None if ruled_out else _one_of("finding", "risk", "dead-end"))
+            parts = self.tail(segs[1:], Discovery.STATUSES, None if ruled_out else one_of("finding", "risk", "dead-end"))
             if parts is None:
                 continue
             category = "dead-end" if ruled_out else parts["extras"][0]
@@ -209,7 +203,7 @@ class _Reader:
             )
 
     def compat(self, sec: Section) -> None:
-        for node, row in _rows(sec.blocks):
+        for node, row in rows(sec.blocks):
             if len(row) != 6:
                 continue
             comp, option, target, status, symptom, rid = row
@@ -229,13 +223,13 @@ class _Reader:
     def benchmarks(self, sec: Section) -> None:
         groups: dict[str, list[list[str]]] = {}
         first: dict[str, SyntaxTreeNode] = {}
-        for node, row in _rows(sec.blocks):
+        for node, row in rows(sec.blocks):
             if len(row) == 7:
                 groups.setdefault(row[6], []).append(row)
                 first.setdefault(row[6], node)
-        for rid, rows in groups.items():
-            title, conc, _, _, _, base, _ = rows[0]
-            metrics = [Metric(name=r[2], value=_value(r[3]), unit=r[4]) for r in rows if r[2]]
+        for rid, group in groups.items():
+            title, conc, _, _, _, base, _ = group[0]
+            metrics = [Metric(name=r[2], value=number(r[3]), unit=r[4]) for r in group if r[2]]
             self.make(
                 Benchmark, first[rid], id=rid, title=title, concurrency=int(conc) if conc else None, metrics=metrics, baseline=base == "yes"
             )
@@ -253,13 +247,13 @@ class _Reader:
             data: dict[str, Any] = {"id": segs[1][1], "title": dec.title, "status": status, "source": source}
             rest = blocks[1:]
             if rest and rest[0].type == "bullet_list":
-                data.update(_decision_facts(rest[0]))
+                data.update(decision_facts(rest[0]))
                 rest = rest[1:]
             data["body"] = lines_of(self.lines, rest) or None
             self.make(Decision, dec.heading, **data)
 
     def stack(self, sec: Section) -> None:
-        for node, row in _rows(sec.blocks):
+        for node, row in rows(sec.blocks):
             if len(row) != 5:
                 continue
             name, version, build, status, rid = row
@@ -267,7 +261,7 @@ class _Reader:
             self.make(Component, node, id=rid, title=title, status=status, name=name, version=version or None, build=build or None)
 
     def tasks(self, blocks: list[SyntaxTreeNode], statuses: tuple[str, ...]) -> None:
-        for item in _items(blocks):
+        for item in items(blocks):
             segs = segments(item.children[0]) if item.children else []
             if not segs or segs[0][0] != "strong":
                 continue
@@ -309,7 +303,7 @@ class _Reader:
                 purpose = plain(blocks[0])
                 blocks = blocks[1:]
             env: dict[str, str] = {}
-            if len(blocks) >= 2 and blocks[0].type == blocks[1].type == "fence" and _is_env(blocks[0].content):
+            if len(blocks) >= 2 and blocks[0].type == blocks[1].type == "fence" and is_env(blocks[0].content):
                 pairs = (line.removeprefix("export ").partition("=") for line in blocks[0].content.rstrip("\n").split("\n"))
                 env = {k: v for k, _, v in pairs}
                 blocks = blocks[1:]
@@ -333,7 +327,7 @@ class _Reader:
             )
 
     def files(self, sec: Section) -> None:
-        for item in _items(sec.blocks):
+        for item in items(sec.blocks):
             segs = segments(item.children[0]) if item.children else []
             if len(segs) < 3 or segs[0][0] != "code" or not segs[1][1].startswith(SEP):
                 continue
@@ -352,7 +346,7 @@ class _Reader:
             )
 
     def references(self, sec: Section) -> None:
-        for item in _items(sec.blocks):
+        for item in items(sec.blocks):
             head = item.children[0] if item.children else None
             segs = segments(head)
             if len(segs) < 3 or segs[0][0] != "link":
@@ -371,84 +365,6 @@ class _Reader:
                 source=parts["source"],
                 body=self.item_body(item),
             )
-
-
-def _one_of(*words: str) -> Callable[[list[str]], bool]:
-    return lambda bits: len(bits) == 1 and bits[0] in words
-
-
-def _items(blocks: list[SyntaxTreeNode]) -> list[SyntaxTreeNode]:
-    return [item for b in blocks if b.type == "bullet_list" for item in b.children]
-
-
-def _rows(blocks: list[SyntaxTreeNode]) -> list[tuple[SyntaxTreeNode, list[str]]]:
-    out = []
-    for table in (b for b in blocks if b.type == "table"):
-        for part in table.children:
-            if part.type != "tbody":
-                continue
-            for tr in part.children:
-                out.append((tr, [plain(td) for td in tr.children]))
-    return out
-
-
-def _value(text: str) -> float:
-    return float("inf") if text == "inf" else float(text.replace(",", ""))
-
-
-def _is_env(content: str) -> bool:
-    lines = content.rstrip("\n").split("\n")
-    return all(re.fullmatch(r"export [A-Za-z_][A-Za-z0-9_]*=.*", line) for line in lines)
-
-
-def _tradeoff(text: str) -> Tradeoff:
-    note = None
-    if SEP in text:
-        text, note = text.split(SEP, 1)
-    aspect, _, change = text.partition(": ")
-    before = after = unit = None
-    if change:
-        values = change.split(" → ")
-        if len(values) == 2:
-            before, after = values
-        else:
-            after = change
-        m = re.fullmatch(r"([-+~]?[\d.,]+[A-Za-z%]?)\s+(\S.*)", after)
-        if m:
-            after, unit = m.group(1), m.group(2)
-    return Tradeoff(aspect=aspect, before=before, after=after, unit=unit, note=note)
-
-
-def _decision_facts(facts: SyntaxTreeNode) -> dict[str, Any]:
-    data: dict[str, Any] = {"alternatives": [], "tradeoffs": [], "enforces": [], "links": {}}
-    for item in facts.children:
-        segs = segments(item.children[0]) if item.children else []
-        text = "".join(v for _, v in segs)
-        label, _, value = text.partition(": ")
-        if label == "Question":
-            data["question"] = value
-        elif label == "Choice":
-            data["choice"] = value
-        elif label == "Rationale":
-            data["rationale"] = value
-        elif label == "Rejected":
-            option, _, why = value.partition(SEP)
-            data["alternatives"].append(Alternative(option=option, why_not=why))
-        elif label == "Trade-off":
-            data["tradeoffs"].append(_tradeoff(value))
-        elif label == "Enforces" and len(segs) > 2 and segs[2] == ("text", " on "):
-            setting = segs[1][1]
-            commands = [v for k, v in segs[3:] if k == "code"]
-            if setting.startswith("-"):
-                flag, _, val = setting.partition(" ")
-                target: dict[str, str | None] = {"flag": flag, "value": val or None}
-            else:
-                env, _, val = setting.partition("=")
-                target = {"env": env, "value": val or None}
-            data["enforces"] += [Enforcement(command=c, **target) for c in commands]
-        elif label in _REL_LABELS:
-            data["links"][_REL_LABELS[label]] = [v for k, v in segs if k == "code"]
-    return data
 
 
 def read_statedump(text: str, plan: ImportPlan, base: datetime) -> None:

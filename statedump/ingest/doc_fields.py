@@ -1,0 +1,102 @@
+"""Pieces of statedump's state document read back: list items, table rows, numbers, and a
+decision's fact lines (`Question:`, `Rejected:`, `Trade-off:`, `Enforces:`, link lines)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from markdown_it.tree import SyntaxTreeNode
+
+from statedump.ingest.mdtokens import plain, segments
+from statedump.models import RELATIONS, Alternative, Enforcement, Tradeoff
+
+SEP = " — "
+DOT = " · "
+_REL_LABELS = {rel.replace("_", " ").capitalize(): rel for rel in RELATIONS}
+
+
+def one_of(*words: str) -> Callable[[list[str]], bool]:
+    """A check that the extras of a tail are exactly one of `words`."""
+    return lambda bits: len(bits) == 1 and bits[0] in words
+
+
+def items(blocks: list[SyntaxTreeNode]) -> list[SyntaxTreeNode]:
+    """Every item of the bullet lists among `blocks`."""
+    return [item for b in blocks if b.type == "bullet_list" for item in b.children]
+
+
+def rows(blocks: list[SyntaxTreeNode]) -> list[tuple[SyntaxTreeNode, list[str]]]:
+    """(row node, cell texts) of every body row of the tables among `blocks`."""
+    out = []
+    for table in (b for b in blocks if b.type == "table"):
+        for part in table.children:
+            if part.type != "tbody":
+                continue
+            for tr in part.children:
+                out.append((tr, [plain(td) for td in tr.children]))
+    return out
+
+
+def number(text: str) -> float:
+    """A value as the renderer wrote it (`2,100`, `172`, `inf`)."""
+    return float("inf") if text == "inf" else float(text.replace(",", ""))
+
+
+def is_env(content: str) -> bool:
+    """True for a block of only `export VAR=value` lines."""
+    lines = content.rstrip("\n").split("\n")
+    return all(re.fullmatch(r"export [A-Za-z_][A-Za-z0-9_]*=.*", line) for line in lines)
+
+
+def tradeoff(text: str) -> Tradeoff:
+    """`aspect: before → after unit — note` back into a trade-off."""
+    note = None
+    if SEP in text:
+        text, note = text.split(SEP, 1)
+    aspect, _, change = text.partition(": ")
+    before = after = unit = None
+    if change:
+        values = change.split(" → ")
+        if len(values) == 2:
+            before, after = values
+        else:
+            after = change
+        m = re.fullmatch(r"([-+~]?[\d.,]+[A-Za-z%]?)\s+(\S.*)", after)
+        if m:
+            after, unit = m.group(1), m.group(2)
+    return Tradeoff(aspect=aspect, before=before, after=after, unit=unit, note=note)
+
+
+def decision_facts(facts: SyntaxTreeNode) -> dict[str, Any]:
+    """A decision's fact list back into its fields."""
+    data: dict[str, Any] = {"alternatives": [], "tradeoffs": [], "enforces": [], "links": {}}
+    for item in facts.children:
+        segs = segments(item.children[0]) if item.children else []
+        text = "".join(v for _, v in segs)
+        label, _, value = text.partition(": ")
+        if label == "Question":
+            data["question"] = value
+        elif label == "Choice":
+            data["choice"] = value
+        elif label == "Rationale":
+            data["rationale"] = value
+        elif label == "Rejected":
+            option, _, why = value.partition(SEP)
+            data["alternatives"].append(Alternative(option=option, why_not=why))
+        elif label == "Trade-off":
+            data["tradeoffs"].append(tradeoff(value))
+        elif label == "Enforces" and len(segs) > 2 and segs[2] == ("text", " on "):
+            setting = segs[1][1]
+            commands = [v for k, v in segs[3:] if k == "code"]
+            if setting.startswith("-"):
+                flag, _, val = setting.partition(" ")
+                target: dict[str, str | None] = {"flag": flag, "value": val or None}
+            else:
+                env, _, val = setting.partition("=")
+                target = {"env": env, "value": val or None}
+            data["enforces"] += [Enforcement(command=c, **target) for c in commands]
+        elif label in _REL_LABELS:
+            data["links"][_REL_LABELS[label]] = [v for k, v in segs if k == "code"]
+    return data
