@@ -3,6 +3,7 @@ become records of the right kinds; unknown sections are kept."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from conftest import Cli, git
@@ -10,7 +11,27 @@ from conftest import Cli, git
 from statedump.demo import EXAMPLE, load_example
 from statedump.ingest import read_plan
 from statedump.ingest.apply import apply_plan
-from statedump.models import Session
+from statedump.models import (
+    Alternative,
+    Benchmark,
+    Command,
+    Compat,
+    Component,
+    Decision,
+    Discovery,
+    Enforcement,
+    File,
+    Goal,
+    Instruction,
+    Links,
+    Metric,
+    RecordBase,
+    Reference,
+    Session,
+    Task,
+    Tradeoff,
+)
+from statedump.models.state import SessionState
 from statedump.render import render_markdown
 from statedump.store import Store
 
@@ -164,3 +185,87 @@ def test_codex_handoff() -> None:
     assert kinds["task"] == ["Tune NCCL for PCIe.", "Add service monitoring."]
     (ref,) = [r for r in plan.records if r.kind == "reference"]
     assert ref.url == "https://gist.github.com/catid/87cca824963f17fe7479a0ed26221397"  # type: ignore[attr-defined]
+
+
+TRICKY = [
+    "a *star* and _under_ [link](x) | pipe `tick` <tag> &amp; 1. x",
+    "# not a heading — really · dotted",
+    "> quote-ish [x] y\\z",
+    "ends with — done · msg 1",
+    "P1 · done",
+]
+
+
+def _tricky_state() -> SessionState:
+    recs: list[RecordBase] = []
+    for i, t in enumerate(TRICKY):
+        body = "Body: " + t
+        recs += [
+            Goal(id=f"g{i}", title=t, source=t, body=f"{body}\n\n- item {t}", criteria=[t]),
+            Instruction(id=f"i{i}", title=t, quote=f"{t}\n\nsecond paragraph" if i % 2 else t, source=t, standing=bool(i % 2)),
+            Discovery(id=f"d{i}", title=t, source=t, category="risk", body=body),
+            Discovery(id=f"dr{i}", title=t, status="ruled-out"),
+            Compat(id=f"c{i}", title="x", component=t, option=t, target=t, symptom=t, status="fails"),
+            Benchmark(
+                id=f"b{i}",
+                title=t,
+                concurrency=i + 1,
+                metrics=[Metric(name=t, value=1234.5, unit=t), Metric(name="x", value=float("inf"), unit="u")],
+            ),
+            Decision(
+                id=f"dec{i}",
+                title=t,
+                choice=t,
+                question=t,
+                rationale=t,
+                source=t,
+                alternatives=[Alternative(option="opt", why_not=t)],
+                tradeoffs=[Tradeoff(aspect="cap", before="3", after="1", unit="tok", note=t)],
+                enforces=[Enforcement(command=f"cmd{i}", flag="--x", value="1"), Enforcement(command=f"cmd{i}", env="E")],
+                links=Links(evidence=[f"d{i}"]),
+                body=body,
+            ),
+            Component(id=f"co{i}", title="x", name=t, version=t, build=t),
+            Task(
+                id=f"t{i}",
+                title=t,
+                impact=t,
+                priority=i + 1,
+                status=["done", "todo", "proposed", "blocked", "in-progress"][i],
+                source=t,
+                body=body,
+            ),
+            Command(
+                id=f"cmd{i}",
+                title=t,
+                text="echo " + t,
+                env={"A": "1"} if i % 2 else {},
+                purpose=t,
+                source=t,
+                body=body,
+                last_known_good=bool(i % 2),
+            ),
+            File(id=f"f{i}", title=t, path=f"/p/{i} x`y", source=t, body=body),
+            Reference(id=f"r{i}", title=t, url=f"https://e.org/a b({i})é", source=t, body=body),
+            Reference(id=f"rj{i}", title="js: " + t, url=f"javascript:alert({i})", source=t),
+        ]
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    recs = [r.model_copy(update={"at": start + timedelta(minutes=n)}) for n, r in enumerate(recs)]
+    return SessionState(Session(id="s", title=TRICKY[0], model=TRICKY[1], body=TRICKY[2]), recs)
+
+
+def test_round_trip_survives_markup_characters(tmp_path: Path) -> None:
+    # Escapes, pipes in cells, the tail separators inside titles and sources, URLs that need <>.
+    state = _tricky_state()
+    doc = render_markdown(state)
+    src = tmp_path / "tricky.md"
+    src.write_text(doc, encoding="utf-8")
+    plan = read_plan("markdown", src)
+    assert plan.skipped == [] and len(plan.records) == len(state.records)
+    session = Session(id=plan.session["id"], **{k: v for k, v in plan.session.items() if k != "id"})
+    assert render_markdown(SessionState(session, plan.records)) == doc
+    got = {r.id: r for r in plan.records}
+    # The document holds the URL as parsers read it (percent-encoded); that is what comes back.
+    assert got["r0"].url == "https://e.org/a%20b(0)%C3%A9"  # type: ignore[attr-defined]
+    assert got["rj0"].url == "javascript:alert(0)"  # type: ignore[attr-defined]
+    assert got["c0"].option == TRICKY[0] and got["i1"].quote == f"{TRICKY[1]}\n\nsecond paragraph"  # type: ignore[attr-defined]

@@ -349,17 +349,21 @@ class _Reader:
         for item in items(sec.blocks):
             head = item.children[0] if item.children else None
             segs = segments(head)
-            if len(segs) < 3 or segs[0][0] != "link":
+            if len(segs) >= 3 and segs[0][0] == "link":
+                title, url, rest = segs[0][1], raw_link_target(head) or "", segs[1:]
+            elif len(segs) >= 4 and segs[0][1].endswith(" (") and segs[1][0] == "code" and segs[2][1].startswith(")"):
+                # A URL no parser would follow (`javascript:`) is shown as `title (`url`)`.
+                title, url, rest = segs[0][1][:-2], segs[1][1], [("text", segs[2][1][1:]), *segs[3:]]
+            else:
                 continue
-            parts = self.tail(segs[1:], Reference.STATUSES)
+            parts = self.tail(rest, Reference.STATUSES)
             if parts is None or parts["head"]:
                 continue
-            url = raw_link_target(head) or ""
             self.make(
                 Reference,
                 item,
                 id=parts["id"],
-                title=segs[0][1],
+                title=title,
                 url=url,
                 status=parts["status"],
                 source=parts["source"],
