@@ -269,3 +269,32 @@ def test_round_trip_survives_markup_characters(tmp_path: Path) -> None:
     assert got["r0"].url == "https://e.org/a%20b(0)%C3%A9"  # type: ignore[attr-defined]
     assert got["rj0"].url == "javascript:alert(0)"  # type: ignore[attr-defined]
     assert got["c0"].option == TRICKY[0] and got["i1"].quote == f"{TRICKY[1]}\n\nsecond paragraph"  # type: ignore[attr-defined]
+
+
+def test_importing_the_rendering_into_its_own_session_changes_nothing(demo_copy: Path) -> None:
+    # What the document does not show (tags, links, versions, made-up titles) is kept, and a
+    # text whose lines the document joined counts as the same text.
+    store = Store(demo_copy)
+    doc = render_markdown(store.load(EXAMPLE))
+    src = demo_copy.parent / "state.md"
+    src.write_text(doc, encoding="utf-8")
+    head = git(demo_copy, "rev-parse", "HEAD")
+    report = apply_plan(store, read_plan("markdown", src), EXAMPLE)
+    assert (len(report.added), len(report.changed), report.unchanged) == (0, 0, 59)
+    assert report.commit is None and git(demo_copy, "rev-parse", "HEAD") == head
+
+
+def test_a_newer_dump_updates_only_what_it_says(demo_copy: Path) -> None:
+    store = Store(demo_copy)
+    doc = render_markdown(store.load(EXAMPLE)).replace(
+        "| MoE runner backend                         | flashinfer_trtllm                              | SM120 (RTX PRO 6000 Blackwell) | fails  |",
+        "| MoE runner backend                         | flashinfer_trtllm                              | SM120 (RTX PRO 6000 Blackwell) | works  |",
+    )
+    src = demo_copy.parent / "state.md"
+    src.write_text(doc, encoding="utf-8")
+    before = store.get(EXAMPLE, "sm120-moe-flashinfer-trtllm")
+    report = apply_plan(store, read_plan("markdown", src), EXAMPLE)
+    assert [r.id for r in report.changed] == ["sm120-moe-flashinfer-trtllm"] and not report.added
+    after = store.get(EXAMPLE, "sm120-moe-flashinfer-trtllm")
+    assert after.status == "works"
+    assert after.model_dump(exclude={"status"}) == before.model_dump(exclude={"status"})  # title, versions, tags, at kept

@@ -81,10 +81,23 @@ def source_label(path: Path) -> str:
 
 
 def _comparable(record: RecordBase) -> dict[str, Any]:
-    # `at` is left out: a Markdown dump carries no times, so each import makes them up.
+    # `at` is left out (a Markdown dump carries no times, so each import makes them up), and
+    # runs of white space count as one (a state document joins a text's lines).
+    def norm(value: Any) -> Any:
+        if isinstance(value, str):
+            return " ".join(value.split())
+        if isinstance(value, list):
+            return [norm(v) for v in value]
+        if isinstance(value, dict):
+            return {k: norm(v) for k, v in value.items()}
+        return value
+
     data = codec.record_data(record)
     data.pop("at", None)
-    return data
+    if "enforces" in data:
+        # The document groups enforcements by setting, so their order does not come back.
+        data["enforces"] = sorted(data["enforces"], key=lambda e: sorted(e.items()))
+    return {k: norm(v) for k, v in data.items()}
 
 
 def _choose_session(store: Store, plan: ImportPlan, requested: str | None) -> tuple[str, bool]:
@@ -223,7 +236,7 @@ def apply_plan(
     files: dict[Path, bytes | None] = {}
     known = set(existing) | {r.id for r in plan.records}
     for index, raw in enumerate(plan.records):
-        record = _prepared(raw, index, existing, base)
+        record = _prepared(raw, index, existing, base, plan.guessed.get(raw.id, set()))
         if record is None:
             report.unchanged += 1
             continue
@@ -251,21 +264,29 @@ def apply_plan(
         if create and (store.session_dir(sid) / SESSION_FILE).exists():
             raise StatedumpError(f"session {sid!r} was created by someone else meanwhile", where="-s", hint="run the import again")
         report.commit = commit_files(store, files, _message(report), fixed())
-    _tag_checkpoints(store, report, new_points, meta, existing, base, parent)
+    _tag_checkpoints(store, report, new_points, meta, existing, base, parent, plan.guessed)
     return report
 
 
-def _prepared(raw: RecordBase, index: int, existing: dict[str, RecordBase], base: datetime) -> RecordBase | None:
-    """The record as it will be written (redacted, timed), or None when the session already
-    has it with the same content."""
-    record = redact_model(raw)
+def _prepared(raw: RecordBase, index: int, existing: dict[str, RecordBase], base: datetime, guessed: set[str]) -> RecordBase | None:
+    """The record as it will be written (merged, redacted, timed), or None when the session
+    already has it with the same content.
+
+    A record the session already has is updated with what the file says, field by field:
+    what the file does not say (tags, links, versions a state document does not show) and
+    what the reader had to make up (`guessed`) stay as they are.
+    """
+    old = existing.get(raw.id)
+    record = raw
+    if old is not None and old.kind == raw.kind:
+        data = old.model_dump()
+        data.update({k: v for k, v in raw.model_dump(exclude_unset=True).items() if k not in guessed and k != "at"})
+        record = type(raw).model_validate(data)
+    record = redact_model(record)
     if record.at is None:
         record = record.model_copy(update={"at": base + timedelta(seconds=index)})
-    old = existing.get(record.id)
     if old is not None and _comparable(old) == _comparable(record):
         return None
-    if old is not None:
-        record = record.model_copy(update={"at": old.at or record.at})
     return record
 
 
@@ -277,6 +298,7 @@ def _tag_checkpoints(
     existing: dict[str, RecordBase],
     base: datetime,
     parent: str | None,
+    guessed: dict[str, set[str]],
 ) -> None:
     """A dump tag per checkpoint, on a commit that holds the state as of that checkpoint."""
     if report.commit is None:
@@ -297,7 +319,7 @@ def _tag_checkpoints(
             files = {store.rel(store.session_dir(sid) / SESSION_FILE): codec.dump_session(_as_of(meta, seen)).encode()}
             for index, raw in enumerate(point.records):
                 if id(raw) not in written:
-                    record = _prepared(raw, index, existing, base)
+                    record = _prepared(raw, index, existing, base, guessed.get(raw.id, set()))
                     written[id(raw)] = (
                         None
                         if record is None

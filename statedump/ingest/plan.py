@@ -50,10 +50,17 @@ class ImportPlan:
     checkpoints: list[CheckpointMark] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    guessed: dict[str, set[str]] = field(default_factory=dict)
+    """Record id -> fields the reader made up (a compat cell's title, which a state document
+    does not show): an import never overwrites them in a record the session already has."""
     _ids: dict[str, int] = field(default_factory=dict, repr=False)
 
-    def add(self, record: RecordBase) -> RecordBase:
+    def add(self, record: RecordBase, guessed: set[str] | None = None) -> RecordBase:
         """Add a record; a later record with the same id replaces the earlier one (a newer dump wins)."""
+        if guessed:
+            self.guessed[record.id] = set(guessed)
+        else:
+            self.guessed.pop(record.id, None)
         if record.id in self._ids:
             self.records[self._ids[record.id]] = record
         else:

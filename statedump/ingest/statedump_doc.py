@@ -62,13 +62,14 @@ class _Reader:
         self.count = 0
 
     # -- helpers --------------------------------------------------------------
-    def make(self, cls: type[RecordBase], node: SyntaxTreeNode | None, **data: Any) -> None:
+    def make(self, cls: type[RecordBase], node: SyntaxTreeNode | None, guessed: set[str] | None = None, **data: Any) -> None:
         # Made-up times one second apart keep the document's order within each kind.
+        # Fields left at None are not in the document, so they are left unset (see apply).
         data = {k: v for k, v in data.items() if v is not None}
         data.setdefault("at", self.base + timedelta(seconds=self.count))
         self.count += 1
         try:
-            self.plan.add(cls.model_validate(data))
+            self.plan.add(cls.model_validate(data), guessed)
         except ValidationError as err:
             line = node.map[0] + 1 if node is not None and node.map else 0
             self.plan.skip(line, str(from_validation(err, f"{cls.KIND} {data.get('id', '?')}")))
@@ -194,6 +195,7 @@ class _Reader:
             self.make(
                 Discovery,
                 item,
+                {"category"} if ruled_out else None,
                 id=parts["id"],
                 title=segs[0][1],
                 status=parts["status"],
@@ -211,6 +213,7 @@ class _Reader:
             self.make(
                 Compat,
                 node,
+                {"title"},
                 id=rid,
                 title=title[:300],
                 status=status,
@@ -258,7 +261,9 @@ class _Reader:
                 continue
             name, version, build, status, rid = row
             title = f"{name} {version}".strip()
-            self.make(Component, node, id=rid, title=title, status=status, name=name, version=version or None, build=build or None)
+            self.make(
+                Component, node, {"title"}, id=rid, title=title, status=status, name=name, version=version or None, build=build or None
+            )
 
     def tasks(self, blocks: list[SyntaxTreeNode], statuses: tuple[str, ...]) -> None:
         for item in items(blocks):
