@@ -228,3 +228,16 @@ def test_progress_bar_only_on_a_terminal(store: Store) -> None:
     assert _run_import(store, stderr_tty=False) == ""
     shown = _run_import(store, stderr_tty=True)
     assert "reading claude_code.jsonl" in shown and " kB" in shown
+
+
+def test_a_failed_commit_leaves_the_store_as_it_was(cli: Cli, store: Store) -> None:
+    lock = store.root / ".git" / "index.lock"
+    lock.write_text("")  # another git process holds the index
+    before = snapshot(store.root)
+    r = cli("import", "claude-code", str(FIXTURES / "claude_code.jsonl"), "-s", "new-session")
+    assert r.exit_code == 1
+    assert r.stderr.startswith("statedump: ") and r.stderr.count("\n") == 1
+    lock.unlink()
+    assert snapshot(store.root) == before
+    assert not (store.root / "sessions" / "new-session").exists()
+    assert git(store.root, "tag") == ""

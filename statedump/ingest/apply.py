@@ -1,15 +1,13 @@
 """Writing an import plan to the store: every file, then one commit, then the dump tags.
 
-The store's own API commits one record at a time; an import is one change, so this
-module writes all its files under the store's lock and commits them together, undoing
-everything when any step fails (the same rollback the store uses for one record).
+An import is one change: every file is written under the store's lock and committed
+together with `Store.commit_files`, which undoes everything when any step fails.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -139,50 +137,6 @@ def _session_after(current: Session | None, sid: str, plan: ImportPlan, title: s
     return redact_model(session)
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-
-
-def commit_files(store: Store, files: dict[Path, bytes | None], message: str, when: datetime | None) -> str:
-    """Write (or delete, for None) several files and commit them as one change; the caller holds
-    the lock. On failure the files and the index go back to what they were.
-
-    Uses the store's own multi-file write when it has one (it also journals the write for
-    `statedump doctor`)."""
-    own = getattr(store, "commit_files", None)
-    if callable(own):
-        return str(own(files, message, when))
-    import git
-
-    backups = {p: (p.read_bytes() if p.exists() else None) for p in files}
-    paths = [store.rel(p) for p in files]
-    try:
-        for path, data in files.items():
-            if data is None:
-                path.unlink(missing_ok=True)
-            else:
-                _atomic_write(path, data)
-        return store.git.commit(paths, message, when)
-    except BaseException as err:
-        for path, old in backups.items():
-            if old is None:
-                path.unlink(missing_ok=True)
-            else:
-                _atomic_write(path, old)
-        with contextlib.suppress(git.GitCommandError):
-            store.git.unstage(paths)
-        if isinstance(err, git.GitCommandError):
-            detail = (err.stderr or str(err)).strip().splitlines()
-            raise StatedumpError(f"git refused the commit: {detail[-1] if detail else err}", where=store.root, status=1) from None
-        raise
-
-
 def _message(report: ImportReport) -> str:
     counts = [f"{len(report.added)} added"]
     if report.changed:
@@ -263,7 +217,15 @@ def apply_plan(
     with store.lock():
         if create and (store.session_dir(sid) / SESSION_FILE).exists():
             raise StatedumpError(f"session {sid!r} was created by someone else meanwhile", where="-s", hint="run the import again")
-        report.commit = commit_files(store, files, _message(report), fixed())
+        fresh = sorted({d for p in files for d in (p.parent, p.parent.parent) if not d.exists()}, key=lambda d: -len(d.parts))
+        try:
+            report.commit = store.commit_files(files, _message(report), fixed())
+        except BaseException:
+            # The files are restored by the store; the folders made for them go too.
+            for folder in fresh:
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+            raise
     _tag_checkpoints(store, report, new_points, meta, existing, base, parent, plan.guessed)
     return report
 

@@ -38,8 +38,10 @@ def checkpoint_commit(store: Store, base: str, parent: str, files: dict[str, byt
     """A commit whose tree is `base`'s tree with `files` (path relative to the store -> bytes)
     written over it, with `parent` as its only parent. Nothing in the work tree or the index
     changes."""
-    # The store's own identity fallback (a fresh machine may have no user.email).
-    ident = store.git._env(when)
+    # The store's own identity fallback (a fresh machine may have no user.email), dated at the checkpoint.
+    ident = store.git.identity_env()
+    if when is not None:
+        ident["GIT_AUTHOR_DATE"] = ident["GIT_COMMITTER_DATE"] = f"{int(when.timestamp())} +0000"
     with tempfile.TemporaryDirectory(prefix="statedump-cp-") as tmp:
         env = {**ident, "GIT_INDEX_FILE": str(Path(tmp) / "index")}
         _git(store, ["read-tree", base], env)
