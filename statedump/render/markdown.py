@@ -92,7 +92,8 @@ def _instructions(state: SessionState) -> str:
         kind = "standing" if ins.standing else "one-off"
         quote = paragraphs(ins.quote)
         if "\n" in quote:
-            head = "> " + quote.replace("\n", "\n> ").replace("> \n", ">\n")
+            # The user's words are plain text, not Markdown: each line is escaped.
+            head = "\n".join(f"> {inline(line, start=True)}".rstrip() for line in quote.split("\n"))
             items.append(head + "\n\n" + inline(ins.title, start=True, after=" ") + _tail(ins, kind))
         else:
             items.append(f'"{inline(quote, before=chr(34), after=chr(34))}" — {mid(ins.title)}{_tail(ins, kind)}')
