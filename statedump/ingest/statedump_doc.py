@@ -159,8 +159,8 @@ class _Reader:
         for item in items(sec.blocks):
             kids = item.children
             if kids and kids[0].type == "blockquote" and len(kids) > 1:
-                quote_lines = lines_of(self.lines, [kids[0]], dedent=2).split("\n")
-                quote = "\n".join(line[2:] if line.startswith("> ") else line.lstrip(">") for line in quote_lines)
+                # Each line of a long quote is written as escaped plain text.
+                quote = "\n\n".join(plain(p) for p in kids[0].children if p.type == "paragraph")
                 parts = self.tail(segments(kids[1]), Instruction.STATUSES, one_of("standing", "one-off"))
                 if parts is None:
                     continue
