@@ -1,0 +1,1 @@
+"""The terminal UI (`statedump tui`). Only this package and the `tui` command import Textual."""

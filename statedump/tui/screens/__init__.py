@@ -1,0 +1,1 @@
+"""Screens: the sessions list, one session, a past state document."""

@@ -1,0 +1,136 @@
+"""One session in six views: State, Records, Matrix, Benchmarks, Decisions, History.
+
+The session is read once, in a worker thread; each view is built the first time its
+tab is shown, so opening a large session costs one read and one view.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import Footer, Header, LoadingIndicator, TabbedContent, TabPane
+
+from statedump.models.state import SessionState
+from statedump.store import Store
+from statedump.tui.reader import Reader
+from statedump.tui.screens.state_at import StateAtScreen
+from statedump.tui.widgets.bench_view import BenchView
+from statedump.tui.widgets.decisions_view import DecisionsView
+from statedump.tui.widgets.history_view import HistoryView
+from statedump.tui.widgets.matrix_view import MatrixView
+from statedump.tui.widgets.records_view import RecordsView
+from statedump.tui.widgets.session_view import SessionView
+from statedump.tui.widgets.state_view import StateView
+
+if TYPE_CHECKING:
+    from statedump.tui.app import StatedumpApp
+
+VIEWS: dict[str, tuple[str, type[SessionView]]] = {
+    "state": ("State", StateView),
+    "records": ("Records", RecordsView),
+    "matrix": ("Matrix", MatrixView),
+    "benchmarks": ("Benchmarks", BenchView),
+    "decisions": ("Decisions", DecisionsView),
+    "history": ("History", HistoryView),
+}
+"""Tab id -> (label, view class), in tab order; keys 1-6 pick them."""
+
+_VIEWS_GROUP = Binding.Group("views", compact=True)
+
+
+class SessionScreen(Screen[None]):
+    """Tabs over one session; the keys 1-6 switch views, `/` searches the records."""
+
+    CSS_PATH = "session.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *(Binding(str(i), f"show('{tab}')", label, group=_VIEWS_GROUP) for i, (tab, (label, _)) in enumerate(VIEWS.items(), 1)),
+        Binding("slash", "search", "Search"),
+        Binding("escape", "back", "Sessions"),
+    ]
+
+    def __init__(self, reader: Reader, session: str):
+        super().__init__()
+        self.reader = reader
+        self.session_id = session
+        self.state: SessionState | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with TabbedContent(id="views"):
+            for tab, (label, _) in VIEWS.items():
+                yield TabPane(label, id=tab)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = self.session_id
+        self.query_one("#views", TabbedContent).active_pane.mount(LoadingIndicator())  # type: ignore[union-attr]
+        self._load()
+
+    @work(thread=True, exclusive=True, group="load-session")
+    def _load(self) -> None:
+        state = self.reader(Store.load, self.session_id)
+        self.app.call_from_thread(self.call_later, self._loaded, state)
+
+    async def _loaded(self, state: SessionState) -> None:
+        self.state = state
+        title = " ".join(state.session.title.split())
+        self.sub_title = f"{self.session_id} · {len(state.records)} records"
+        self.title = title
+        await self.query(LoadingIndicator).remove()
+        pane = self.query_one("#views", TabbedContent).active_pane
+        if pane is not None and pane.id is not None:
+            view = await self.view(pane.id)
+            if view is not None:
+                view.focus_main()
+
+    # -- views -------------------------------------------------------------------
+    async def view(self, tab: str) -> SessionView | None:
+        """The view of a tab, built now if it has not been shown yet (None until the session is read)."""
+        if self.state is None:
+            return None
+        pane = self.query_one(f"#{tab}", TabPane)
+        found = pane.query(SessionView)
+        if found:
+            return found.first()
+        view = VIEWS[tab][1](self.reader, self.session_id, self.state, id=f"{tab}-view")
+        await pane.mount(view)
+        return view
+
+    async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id is not None:
+            await self.view(event.pane.id)
+
+    async def show(self, tab: str) -> SessionView | None:
+        """Switch to a tab and return its view."""
+        self.query_one("#views", TabbedContent).active = tab
+        view = await self.view(tab)
+        if view is not None:
+            view.focus_main()
+        return view
+
+    async def action_show(self, tab: str) -> None:
+        await self.show(tab)
+
+    async def action_search(self) -> None:
+        view = await self.show("records")
+        if isinstance(view, RecordsView):
+            view.focus_search()
+
+    def action_back(self) -> None:
+        cast("StatedumpApp", self.app).show_sessions()
+
+    def on_history_view_open_state(self, event: HistoryView.OpenState) -> None:
+        self.app.push_screen(StateAtScreen(self.reader, self.session_id, event.sha, event.label))
+
+    async def on_session_view_open_record(self, event: SessionView.OpenRecord) -> None:
+        await self.open_record(event.record_id)
+
+    async def open_record(self, record_id: str) -> None:
+        """Show a record in the Records view."""
+        view = await self.show("records")
+        if isinstance(view, RecordsView):
+            view.show_record(record_id)

@@ -1,0 +1,53 @@
+"""The state document as it was at one commit (a dump, or any commit of the history)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Header, LoadingIndicator
+
+from statedump.history import state_at
+from statedump.models.state import SessionState
+from statedump.tui.reader import Reader
+from statedump.tui.widgets.state_view import StateView
+
+
+class StateAtScreen(Screen[None]):
+    """`statedump render --at REV`, drawn; Escape goes back to the history."""
+
+    CSS_PATH = "state_at.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.pop_screen", "Back to history")]
+
+    def __init__(self, reader: Reader, session: str, sha: str, label: str):
+        super().__init__()
+        self.reader = reader
+        self.session_id = session
+        self.sha = sha
+        self.label = label
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="state-at-body"):
+            yield LoadingIndicator()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = f"state as of {self.label}"
+        self._load()
+
+    @work(thread=True, exclusive=True, group="state-at")
+    def _load(self) -> None:
+        state = self.reader(state_at, self.session_id, self.sha)
+        self.app.call_from_thread(self.call_later, self._loaded, state)
+
+    async def _loaded(self, state: SessionState) -> None:
+        body = self.query_one("#state-at-body", Vertical)
+        await body.remove_children()
+        view = StateView(self.reader, self.session_id, state, id="state-at-view")
+        await body.mount(view)
+        view.focus_main()

@@ -1,0 +1,168 @@
+"""The Records view: every record in a table, filtered by kind, status and text, with a detail pane."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.timer import Timer
+from textual.widgets import DataTable, Input, Select, Static
+
+from statedump.models import KINDS
+from statedump.query import filter_records
+from statedump.tui import text
+from statedump.tui.widgets import stylesheet
+from statedump.tui.widgets.record_detail import RecordDetail
+from statedump.tui.widgets.session_view import SessionView
+
+# Typing in the search box refilters once the keys pause, not on every key.
+SEARCH_DELAY = 0.15
+
+
+class RecordsView(SessionView):
+    """A table of records (one row each, no widget per record) and the selected record's detail."""
+
+    DEFAULT_CSS = stylesheet(__file__)
+    MAIN = "#records-table"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("k", "pick_kind", "Kind"),
+        Binding("s", "pick_status", "Status"),
+        Binding("x", "clear_filters", "Clear filters"),
+        Binding("l", "links", "Links"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        kinds = sorted({r.kind for r in self.state.records}, key=list(KINDS).index)
+        statuses = list(dict.fromkeys(s for k in kinds for s in KINDS[k].STATUSES if any(r.status == s for r in self.state.records)))
+        with Horizontal(id="records-filters"):
+            search = Input(placeholder="/ search id, title, text", id="records-search")
+            search.cursor_blink = False
+            yield search
+            yield Select([(k, k) for k in kinds], prompt="any kind", id="records-kind", compact=True)
+            yield Select([(s, s) for s in statuses], prompt="any status", id="records-status", compact=True)
+            yield Static(id="records-count")
+        with Horizontal(id="records-body"):
+            yield DataTable(id="records-table", cursor_type="row", zebra_stripes=True)
+            yield RecordDetail(self.reader, self.session_id, self.state, id="records-detail")
+
+    def on_mount(self) -> None:
+        self._timer: Timer | None = None
+        table = self.query_one("#records-table", DataTable)
+        table.add_column("Kind", key="kind", width=11)
+        table.add_column("Status", key="status", width=11)
+        table.add_column("Title", key="title", width=44)
+        table.add_column("Id", key="id", width=30)
+        self.refill()
+
+    # -- filtering -----------------------------------------------------------
+    def _filters(self) -> tuple[list[str], list[str], str]:
+        kind = self.query_one("#records-kind", Select).value
+        status = self.query_one("#records-status", Select).value
+        grep = self.query_one("#records-search", Input).value.strip()
+        return ([kind] if isinstance(kind, str) else [], [status] if isinstance(status, str) else [], grep)
+
+    def refill(self) -> None:
+        """Rebuild the table's rows from the filters, keeping the selected record when it still shows."""
+        table = self.query_one("#records-table", DataTable)
+        keep = self.current_id()
+        kinds, statuses, grep = self._filters()
+        shown = filter_records(self.state.records, kinds=kinds, statuses=statuses, grep=grep or None)
+        table.clear()
+        for r in shown:
+            table.add_row(Text(r.kind, style="italic"), text.status(r.status), text.line(r.title), text.line(r.id), key=r.id)
+        total = len(self.state.records)
+        self.query_one("#records-count", Static).update(
+            f"{len(shown)}/{total}" if len(shown) != total else f"{total} record{'s' if total != 1 else ''}"
+        )
+        if keep is not None and any(r.id == keep for r in shown):
+            table.move_cursor(row=table.get_row_index(keep), animate=False)
+        self._show_current()
+
+    def current_id(self) -> str | None:
+        """The id of the record under the cursor."""
+        table = self.query_one("#records-table", DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return key if isinstance(key, str) else None
+
+    def _show_current(self) -> None:
+        rid = self.current_id()
+        self.query_one(RecordDetail).show(self.state.get(rid) if rid else None)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "records-search":
+            if self._timer is not None:
+                self._timer.stop()
+            self._timer = self.set_timer(SEARCH_DELAY, self.refill)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self.refill()
+        self.query_one("#records-table", DataTable).focus()
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        self.refill()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_current()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.query_one(RecordDetail).focus_links()
+
+    # -- following links -----------------------------------------------------
+    def on_record_detail_link_followed(self, event: RecordDetail.LinkFollowed) -> None:
+        self.show_record(event.record_id)
+
+    def on_record_detail_left(self, event: RecordDetail.Left) -> None:
+        self.query_one("#records-table", DataTable).focus()
+
+    def show_record(self, record_id: str) -> None:
+        """Put the cursor on a record, clearing the filters when they hide it."""
+        if self.state.get(record_id) is None:
+            self.notify(f"No record {visible_id(record_id)} in this session.", severity="warning", markup=False)
+            return
+        table = self.query_one("#records-table", DataTable)
+        if record_id not in table.rows:
+            self._clear_filters()
+        table.move_cursor(row=table.get_row_index(record_id), animate=False)
+        table.focus()
+        self._show_current()
+
+    def _clear_filters(self) -> None:
+        with self.prevent(Input.Changed, Select.Changed):
+            self.query_one("#records-search", Input).value = ""
+            self.query_one("#records-kind", Select).clear()
+            self.query_one("#records-status", Select).clear()
+        self.refill()
+
+    # -- actions ---------------------------------------------------------------
+    def focus_search(self) -> None:
+        """Put the keyboard in the search box."""
+        self.query_one("#records-search", Input).focus()
+
+    def action_pick_kind(self) -> None:
+        select = self.query_one("#records-kind", Select)
+        select.focus()
+        select.expanded = True
+
+    def action_pick_status(self) -> None:
+        select = self.query_one("#records-status", Select)
+        select.focus()
+        select.expanded = True
+
+    def action_clear_filters(self) -> None:
+        self._clear_filters()
+        self.query_one("#records-table", DataTable).focus()
+
+    def action_links(self) -> None:
+        self.query_one(RecordDetail).focus_links()
+
+
+def visible_id(value: str) -> str:
+    """An id from a link, safe to print (links may name ids that no record has)."""
+    return text.line(value).plain
