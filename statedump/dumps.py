@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from statedump.errors import StatedumpError
+from statedump.redact import redact_text
 from statedump.store import Store
 
 
@@ -42,7 +43,7 @@ def tag_dump(store: Store, session: str, message: str, when: datetime | None = N
     with store.lock():
         number = max((d.number for d in list_dumps(store, session)), default=0) + 1
         name = f"{prefix(session)}{number}"
-        store.git.tag(name, target, message, when)
+        store.git.tag(name, target, redact_text(message), when)
     return Dump(name, number, target, when or datetime.now().astimezone(), message)
 
 

@@ -25,7 +25,7 @@ from statedump.errors import StatedumpError
 from statedump.lock import store_lock
 from statedump.models import KINDS, RecordBase, Session, id_problem
 from statedump.models.state import SessionState
-from statedump.redact import redact_model
+from statedump.redact import redact_model, redact_text
 from statedump.vcs import Git, find_worktree
 
 SESSIONS = "sessions"
@@ -242,6 +242,8 @@ class Store:
         """
         import git
 
+        # Commit messages carry titles and sources given on the command line: never secrets.
+        message = redact_text(message)
         backups = {p: (p.read_bytes() if p.exists() else None) for p in files}
         paths = [self.rel(p) for p in files]
         journal = {"head": self.git.head(), "paths": paths, "subject": message.split("\n", 1)[0], "pid": os.getpid()}
