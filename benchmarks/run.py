@@ -38,6 +38,7 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--transcript-mb", type=float, help="size of the generated transcript (default 200; quick 1)")
     parser.add_argument("--decisions", type=int, help="decisions exported in the peer case (default 1,000; quick 20)")
     parser.add_argument("--timeout", type=float, help="seconds any one process may take (default 300; quick 60)")
+    parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     parser.add_argument("--workdir", type=Path, help="keep generated stores here (default: a temporary folder, removed after)")
     return parser.parse_args(argv)
 
@@ -65,6 +66,21 @@ def table(rows: list[Row]) -> str:
         )
     widths = [max(len(line[i]) for line in [head, *body]) for i in range(len(head))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in [head, *body])
+
+
+def markdown(rows: list[Row]) -> str:
+    """The rows as a Markdown table (for docs/performance.md)."""
+    lines = ["| case | measure | figure | baseline | ratio | target | result |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        if r.status != "ok":
+            lines.append(f"| {r.case} | {r.status} | | | | | {'MISS' if r.passed is False else 'n/a'} |")
+            continue
+        ratio = f"{r.ratio:.2f}x" if r.ratio is not None else "-"
+        baseline = f"{_fmt(r.baseline, r.unit)} ({r.baseline_measure})"
+        lines.append(
+            f"| {r.case} | {r.measure} | {_fmt(r.figure, r.unit)} | {baseline} | {ratio} | {r.target} | {'PASS' if r.passed else 'MISS'} |"
+        )
+    return "\n".join(lines)
 
 
 def run(argv: list[str] | None = None) -> int:
@@ -119,7 +135,7 @@ def run(argv: list[str] | None = None) -> int:
         if args.workdir is None:
             shutil.rmtree(workdir, ignore_errors=True)
     say("")
-    say(table(rows))
+    say(markdown(rows) if args.markdown else table(rows))
     if to_json:
         report = {
             "command": "python -m benchmarks " + " ".join(argv if argv is not None else sys.argv[1:]),
