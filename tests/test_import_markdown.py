@@ -170,6 +170,9 @@ def test_claude_code_nine_sections() -> None:
     files = [r for r in plan.records if r.kind == "file"]
     assert files[0].path == "python/sglang/srt/model_executor/model_runner.py"  # type: ignore[attr-defined]
     assert "kv_cache_dtype" in (files[0].body or "")  # the snippet stays with its file, not a command
+    assert (files[0].body or "").split("\n")[1:3] == ["- Resolves the KV cache dtype from the checkpoint config", "```python"]
+    assert all("Primary Request" not in (r.body or "") for r in plan.records)
+    assert [r.quote for r in plan.records if r.kind == "instruction"] == kinds["instruction"]  # type: ignore[attr-defined]
     assert not [r for r in plan.records if r.kind == "command"]
     statuses = [t.status for t in plan.records if t.kind == "task"]  # type: ignore[attr-defined]
     assert statuses == ["todo", "in-progress", "todo"]

@@ -60,7 +60,13 @@ def test_claude_code_records_kind_by_kind() -> None:
     from_dump = [r for r in plan.records if r.source == "claude-code a1c3e5f7-0000-4000-8000-000000000010"]
     assert sorted(r.kind for r in from_dump) == ["discovery", "goal", "instruction", "task", "task"]
     from_summary = {r.kind for r in plan.records if r.source == "claude-code a1c3e5f7-0000-4000-8000-000000000014"}
-    assert from_summary == {"goal", "discovery", "file", "instruction", "task"}
+    assert from_summary == {"goal", "discovery", "file", "task"}
+    # The summary's "All user messages" repeat what the transcript holds: each message once.
+    quotes = [r.quote for r in plan.records if r.kind == "instruction"]  # type: ignore[attr-defined]
+    assert quotes.count("try up to 1024") == 1 and quotes.count("Are we doing anything that could be reducing model accuracy?") == 1
+    # The checkpoint's own state still has the summary's quote (the message came later).
+    snapshot_quotes = [r.quote for r in plan.checkpoints[1].records if r.kind == "instruction"]  # type: ignore[attr-defined]
+    assert "Are we doing anything that could be reducing model accuracy?" in snapshot_quotes
 
 
 def test_claude_code_import_tags_each_checkpoint_with_its_own_state(cli: Cli, store: Store) -> None:

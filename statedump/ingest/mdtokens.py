@@ -4,6 +4,8 @@ plain text of an inline run, the source lines of a block, sections by heading.
 
 from __future__ import annotations
 
+import re
+import textwrap
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -125,21 +127,44 @@ def raw_link_target(node: SyntaxTreeNode | None) -> str | None:
     return parser().normalizeLinkText(href)
 
 
-def lines_of(source_lines: list[str], nodes: list[SyntaxTreeNode], dedent: int = 0) -> str:
-    """The source text of a run of blocks, with `dedent` columns of list indentation taken off
-    and blank lines at both ends dropped."""
+def lines_of(source_lines: list[str], nodes: list[SyntaxTreeNode], dedent: int | None = 0) -> str:
+    """The source text of a run of blocks, blank lines at both ends dropped.
+
+    `dedent` columns of list indentation are taken off each line; None takes off whatever
+    indentation all lines share (blocks nested in a list item at any depth).
+    """
     spans = [n.map for n in nodes if n.map is not None]
     if not spans:
         return ""
     start, end = min(s[0] for s in spans), max(s[1] for s in spans)
-    out = []
-    for line in source_lines[start:end]:
-        out.append(line[dedent:] if line[:dedent].strip() == "" or line.startswith("- ") else line)
+    chunk = source_lines[start:end]
+    if dedent is None:
+        out = textwrap.dedent("\n".join(chunk)).split("\n")
+    else:
+        out = [line[dedent:] if line[:dedent].strip() == "" or line.startswith("- ") else line for line in chunk]
     while out and not out[0].strip():
         out.pop(0)
     while out and not out[-1].strip():
         out.pop()
     return "\n".join(out)
+
+
+_MARKER = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])(\s+|$)")
+
+
+def item_text(source_lines: list[str], item: SyntaxTreeNode) -> str:
+    """A list item's own text, its marker taken off and its lines brought back to column 0."""
+    if item.map is None:
+        return ""
+    start, end = item.map
+    first = source_lines[start]
+    m = _MARKER.match(first)
+    col = len(m.group(0)) if m else 0
+    rest = textwrap.dedent("\n".join(source_lines[start + 1 : end])).split("\n") if end > start + 1 else []
+    out = [first[col:], *rest]
+    while out and not out[-1].strip():
+        out.pop()
+    return "\n".join(out).strip("\n")
 
 
 @dataclass

@@ -68,6 +68,15 @@ class ImportPlan:
             self.records.append(record)
         return record
 
+    def remove(self, record_ids: set[str]) -> None:
+        """Take records out again (a summary repeating what the transcript already holds)."""
+        if not record_ids & set(self._ids):
+            return
+        self.records = [r for r in self.records if r.id not in record_ids]
+        self._ids = {r.id: i for i, r in enumerate(self.records)}
+        for record_id in record_ids:
+            self.guessed.pop(record_id, None)
+
     def has(self, record_id: str) -> bool:
         return record_id in self._ids
 

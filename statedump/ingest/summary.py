@@ -10,7 +10,7 @@ A section whose name is not known is kept whole as a discovery under its own hea
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -18,7 +18,7 @@ from markdown_it.tree import SyntaxTreeNode
 from pydantic import ValidationError
 
 from statedump.clock import now
-from statedump.ingest.mdtokens import lines_of, parse, plain, segments
+from statedump.ingest.mdtokens import item_text, lines_of, parse, plain, segments
 from statedump.ingest.plan import ImportPlan, one_line, stable_id
 from statedump.models import (
     Benchmark,
@@ -96,11 +96,19 @@ class _Unit:
     name: str
     blocks: list[SyntaxTreeNode]
     line: int
+    lead: list[SyntaxTreeNode] = field(default_factory=list)
+    """Blocks read from the text after the label (`Goal: make it pass`), parsed on their own."""
+    lead_lines: list[str] = field(default_factory=list)
+
+    def chunks(self, doc_lines: list[str]) -> list[tuple[list[SyntaxTreeNode], list[str]]]:
+        """(blocks, the source lines their line numbers refer to), in order."""
+        return [(b, lines) for b, lines in ((self.lead, self.lead_lines), (self.blocks, doc_lines)) if b]
 
 
 class _Builder:
     def __init__(self, text: str, plan: ImportPlan, source: str | None, base: datetime):
-        self.lines = text.split("\n")
+        self.doc_lines = text.split("\n")
+        self.lines = self.doc_lines
         self.plan = plan
         self.source = source
         self.base = base
@@ -121,41 +129,57 @@ class _Builder:
             self.plan.skip(where, f"{cls.KIND} {data['title']!r}: {err.errors()[0]['msg']}")
             return None
 
-    def text(self, nodes: list[SyntaxTreeNode], dedent: int = 0) -> str:
-        return lines_of(self.lines, nodes, dedent)
+    def text(self, nodes: list[SyntaxTreeNode]) -> str:
+        return lines_of(self.lines, nodes, None)
+
+    def all_text(self, unit: _Unit) -> str:
+        out = []
+        for blocks, lines in unit.chunks(self.doc_lines):
+            self.lines = lines
+            out.append(self.text(blocks))
+        self.lines = self.doc_lines
+        return "\n\n".join(t for t in out if t)
 
     # -- one section ------------------------------------------------------------
     def section(self, unit: _Unit) -> None:
         mode = mode_of(unit.name)
         if mode is None:
-            body = self.text(unit.blocks)
+            body = self.all_text(unit)
             if body:
-                self.add(Discovery, unit.blocks[0] if unit.blocks else None, title=unit.name, body=body, status="suspected")
+                first = next(iter(unit.lead or unit.blocks), None)
+                self.add(Discovery, first, title=unit.name, body=body, status="suspected")
             return
         if mode == "goal":
             self.goal(unit)
             return
-        for node in unit.blocks:
-            if node.type in ("bullet_list", "ordered_list"):
-                for n, item in enumerate(node.children, start=1):
-                    self.item(mode, item, n if node.type == "ordered_list" else None)
-            elif node.type == "paragraph":
-                self.item(mode, node, None)
-            elif node.type == "fence":
-                self.fence(node, unit.name)
-            elif node.type == "table":
-                self.table(mode, node, unit.name)
-            elif node.type in ("blockquote", "html_block", "code_block"):
-                body = self.text([node])
-                self.add(Discovery, node, title=f"{unit.name}: {one_line(body, 120)}", body=body, status="suspected")
+        for blocks, lines in unit.chunks(self.doc_lines):
+            self.lines = lines
+            for node in blocks:
+                self.block(mode, node, unit.name)
+        self.lines = self.doc_lines
+
+    def block(self, mode: str, node: SyntaxTreeNode, name: str) -> None:
+        if node.type in ("bullet_list", "ordered_list"):
+            for n, item in enumerate(node.children, start=1):
+                self.item(mode, item, n if node.type == "ordered_list" else None)
+        elif node.type == "paragraph":
+            self.item(mode, node, None)
+        elif node.type == "fence":
+            self.fence(node, name)
+        elif node.type == "table":
+            self.table(mode, node, name)
+        elif node.type in ("blockquote", "html_block", "code_block"):
+            body = self.text([node])
+            self.add(Discovery, node, title=f"{name}: {one_line(body, 120)}", body=body, status="suspected")
 
     def goal(self, unit: _Unit) -> None:
-        first = next((n for n in unit.blocks if n.type in ("paragraph", "bullet_list", "ordered_list")), None)
+        nodes = [*unit.lead, *unit.blocks]
+        first = next((n for n in nodes if n.type in ("paragraph", "bullet_list", "ordered_list")), None)
         if first is None:
             return
         headline = plain(first if first.type == "paragraph" else first.children[0], ticks=True)
-        body = self.text(unit.blocks)
-        self.add(Goal, first, title=headline, body=body if body.strip() != headline.strip() else None)
+        body = self.all_text(unit)
+        self.add(Goal, first, title=headline, body=body if " ".join(body.split()) != " ".join(headline.split()) else None)
 
     def item(self, mode: str, node: SyntaxTreeNode, position: int | None) -> None:
         head = node.children[0] if node.type == "list_item" and node.children else node
@@ -165,10 +189,7 @@ class _Builder:
             self.fence(head, mode)
             return
         headline = plain(head, ticks=True) if head.type == "paragraph" else self.text([head])
-        full = self.text([node], dedent=2 if node.type == "list_item" else 0)
-        if full.startswith(("- ", "* ", "+ ")):
-            full = full[2:]
-        full = re.sub(r"^\d+[.)] ", "", full)
+        full = item_text(self.lines, node) if node.type == "list_item" else self.text([node])
         body = full if full.strip() != headline.strip() else None
         kind, _, status = mode.partition(":")
         if kind == "instruction":
@@ -324,22 +345,25 @@ def _units(root: SyntaxTreeNode, plan: ImportPlan) -> list[_Unit]:
                 units.append(current)
                 if m.group(2).strip():
                     # The rest of the paragraph is the section's first item.
-                    rest = parse(m.group(2)).children
-                    current.blocks += rest
+                    current.lead, current.lead_lines = parse(m.group(2)).children, m.group(2).split("\n")
                 continue
         if node.type in ("ordered_list", "bullet_list") and node.children and all(_labelled(i, not current.name) for i in node.children):
             for item in node.children:
-                label, rest = _labelled(item, True) or ("", [])
-                units.append(_Unit(label, rest, item.map[0] + 1 if item.map else line))
+                label, lead, rest = _labelled(item, True) or ("", "", [])
+                unit = _Unit(label, rest, item.map[0] + 1 if item.map else line)
+                if lead.strip():
+                    unit.lead, unit.lead_lines = parse(lead).children, lead.split("\n")
+                units.append(unit)
             current = _Unit("", [], line)
             units.append(current)
             continue
         current.blocks.append(node)
-    return [u for u in units if u.blocks]
+    return [u for u in units if u.blocks or u.lead]
 
 
-def _labelled(item: SyntaxTreeNode, loose: bool) -> tuple[str, list[SyntaxTreeNode]] | None:
-    """`1. Primary Request and Intent:` with its content nested below: (label, content).
+def _labelled(item: SyntaxTreeNode, loose: bool) -> tuple[str, str, list[SyntaxTreeNode]] | None:
+    """`1. Primary Request and Intent:` with its content nested below: (label, text after the
+    label, nested blocks).
 
     Inside a named section only items that are a bare label (`Pending Tasks:`) count, so
     that an ordinary `- Risk: ...` bullet stays a bullet; `loose` accepts `Label: text` too."""
@@ -349,10 +373,7 @@ def _labelled(item: SyntaxTreeNode, loose: bool) -> tuple[str, list[SyntaxTreeNo
     m = _LABEL.match(text)
     if not m or (mode_of(m.group(1)) is None and not text.endswith(":")) or (not loose and not text.endswith(":")):
         return None
-    rest = list(item.children[1:])
-    if m.group(2).strip():
-        rest = parse(m.group(2)).children + rest
-    return m.group(1), rest
+    return m.group(1), m.group(2), list(item.children[1:])
 
 
 def read_summary(text: str, plan: ImportPlan, source: str | None = None, base: datetime | None = None) -> None:
@@ -362,8 +383,14 @@ def read_summary(text: str, plan: ImportPlan, source: str | None = None, base: d
     builder = _Builder(text, plan, source, base or now())
     for unit in _units(root, plan):
         if not unit.name:
-            body = builder.text(unit.blocks)
+            body = builder.all_text(unit)
             if body:
-                builder.add(Discovery, unit.blocks[0], title=f"Summary: {one_line(body, 150)}", body=body, status="suspected")
+                builder.add(
+                    Discovery,
+                    unit.blocks[0] if unit.blocks else None,
+                    title=f"Summary: {one_line(body, 150)}",
+                    body=body,
+                    status="suspected",
+                )
             continue
         builder.section(unit)

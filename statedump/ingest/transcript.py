@@ -49,6 +49,8 @@ class Transcript:
         self._reply: list[str] = []
         self._reply_key: str | None = None
         self._reply_at: datetime | None = None
+        self._typed: set[str] = set()
+        self._quoted: dict[str, str] = {}
 
     def user(self, text: str, key: str, at: datetime | None) -> None:
         """A message the person typed. An empty one may open a checkpoint."""
@@ -57,6 +59,11 @@ class Transcript:
             self._empty = (key, at)
             return
         self._empty = None
+        said = " ".join(text.split())
+        self._typed.add(said)
+        if said in self._quoted:
+            # An earlier summary quoted these words; the message itself, with its uuid, replaces it.
+            self.plan.remove({self._quoted.pop(said)})
         self.plan.add(
             Instruction(
                 id=stable_id("msg", one_line(text, 40), key=key),
@@ -96,8 +103,20 @@ class Transcript:
     def _dump(self, text: str, key: str, at: datetime | None, what: str) -> None:
         source = f"{self.label} {key}"
         body = clean(text)
+        known = {r.id for r in self.plan.records}
         if looks_like_statedump(body):
             read_statedump(body, self.plan, at or now())
         else:
             read_summary(body, self.plan, source=source, base=at or now())
+        # A summary quotes the person's messages again ("All user messages"): those already
+        # imported from the transcript itself, with their uuid and time, are not doubled.
+        again = {
+            r.id
+            for r in self.plan.records
+            if isinstance(r, Instruction) and r.id not in known and " ".join(r.quote.split()).strip('"“”') in self._typed
+        }
+        self.plan.remove(again)
+        for r in self.plan.records:
+            if isinstance(r, Instruction) and r.id not in known:
+                self._quoted[" ".join(r.quote.split()).strip('"“”')] = r.id
         self.plan.checkpoints.append(CheckpointMark(at=at, source=source, message=what, records=tuple(self.plan.records)))
