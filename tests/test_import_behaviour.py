@@ -241,3 +241,53 @@ def test_a_failed_commit_leaves_the_store_as_it_was(cli: Cli, store: Store) -> N
     assert snapshot(store.root) == before
     assert not (store.root / "sessions" / "new-session").exists()
     assert git(store.root, "tag") == ""
+
+
+ODD_LINES = [
+    {"type": "user", "message": [1, 2], "uuid": 7, "timestamp": 1e30},
+    {"type": "user", "message": {"role": "user", "content": [None, {"type": "text"}, "x"]}, "timestamp": "yesterday"},
+    {"type": "assistant", "message": {"model": None, "content": {"a": 1}}},
+    {"type": "session_meta", "payload": {"id": 5, "timestamp": 99999999999999999999, "git": "main"}},
+    {"type": "event_msg", "payload": {"type": "user_message", "message": None}},
+    {"type": "compacted", "payload": {"message": ["not", "text"]}},
+    {"timestamp": [], "type": "response_item", "payload": {"type": "message", "role": "user", "content": "plain"}},
+    {"duration": "abc", "request_rate": {}, "max_concurrency": -5, "completed": None, "mean_ttft_ms": "fast"},
+    {"batch_size": "x", "latency": None, "input_len": [], "output_len": {}},
+    {"duration": 1.0, "request_rate": "sometimes", "max_concurrency": 2.5, "date": "tomorrow", "p99_ttft_ms": float("nan")},
+]
+
+
+@pytest.mark.parametrize("fmt", ["claude-code", "codex", "sglang-bench", "vllm-bench"])
+def test_odd_but_valid_json_never_crashes(fmt: str, tmp_path: Path) -> None:
+    from statedump.errors import StatedumpError
+    from statedump.ingest import read_plan
+
+    odd = tmp_path / "odd.jsonl"
+    odd.write_text("\n".join(json.dumps(line) for line in ODD_LINES) + "\n")
+    try:
+        plan = read_plan(fmt, odd)
+    except StatedumpError:
+        return
+    assert all(r.id for r in plan.records)
+
+
+def test_odd_opencode_export_never_crashes(tmp_path: Path) -> None:
+    from statedump.ingest import read_plan
+
+    odd = tmp_path / "odd.json"
+    odd.write_text(
+        json.dumps(
+            {
+                "info": {"id": 5, "title": None, "time": "x", "version": 2},
+                "messages": [
+                    {"info": {"role": "user", "time": {"created": "x"}, "model": "m"}, "parts": [{"type": "text", "text": 5}]},
+                    3,
+                    {"info": {"role": "assistant", "summary": True, "time": None}, "parts": "zz"},
+                ],
+            }
+        )
+    )
+    plan = read_plan("opencode", odd)
+    assert [r.quote for r in plan.records] == ["5"]  # type: ignore[attr-defined]
+    assert plan.skipped[0].line == 2
+    assert plan.checkpoints == []  # an empty summary is no checkpoint

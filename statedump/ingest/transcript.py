@@ -23,7 +23,10 @@ _SECTION_LINE = re.compile(r"^(?:#{1,4}\s+(.+?)|\*\*(.+?)\*\*:?|\d+\.\s+(.+?):|(
 def when(value: object) -> datetime | None:
     """An ISO 8601 text or epoch milliseconds as an aware time, or None."""
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return datetime.fromtimestamp(value / 1000, UTC)
+        try:
+            return datetime.fromtimestamp(value / 1000, UTC)
+        except (OverflowError, ValueError, OSError):
+            return None
     if isinstance(value, str) and value:
         try:
             parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
@@ -86,7 +89,8 @@ class Transcript:
         """A compaction or handoff summary: its content is imported and it is a checkpoint."""
         self._close_reply()
         self._empty = None
-        self._dump(text, key, at, what)
+        if text.strip():
+            self._dump(text, key, at, what)
 
     def finish(self) -> None:
         """Call at the end of the transcript."""
