@@ -301,3 +301,33 @@ def test_a_newer_dump_updates_only_what_it_says(demo_copy: Path) -> None:
     after = store.get(EXAMPLE, "sm120-moe-flashinfer-trtllm")
     assert after.status == "works"
     assert after.model_dump(exclude={"status"}) == before.model_dump(exclude={"status"})  # title, versions, tags, at kept
+
+
+def test_damaged_documents_never_crash_the_reader() -> None:
+    # Lines dropped, repeated and salted with markup, from the rendering and each template:
+    # whatever comes out, the reader gives a plan (bad records are skipped with their line).
+    import random
+
+    from statedump.ingest.markdown import read_markdown_text
+    from statedump.ingest.plan import ImportPlan
+
+    sources = [render_markdown(load_example())] + [
+        (FIXTURES / f"{n}.md").read_text() for n in ("opencode_summary", "later_template", "claude_nine_sections")
+    ]
+    salt = ["`", "*", "|", " — ", " · ", "#", "[", "](", "1. ", "- ", "> ", "```", "**", ":", "<", "    "]
+    rng = random.Random(7)
+    for _ in range(60):
+        lines = rng.choice(sources).split("\n")
+        for _ in range(rng.randint(1, 25)):
+            j = rng.randrange(len(lines))
+            roll = rng.random()
+            if roll < 0.4 and len(lines) > 1:
+                del lines[j]
+            elif roll < 0.7:
+                lines.insert(j, rng.choice(lines))
+            else:
+                k = rng.randrange(len(lines[j]) + 1)
+                lines[j] = lines[j][:k] + rng.choice(salt) + lines[j][k:]
+        plan = ImportPlan("markdown", Path("damaged.md"))
+        read_markdown_text("\n".join(lines), plan)
+        assert all(r.id and r.title for r in plan.records)

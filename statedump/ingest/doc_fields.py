@@ -10,7 +10,7 @@ from typing import Any
 from markdown_it.tree import SyntaxTreeNode
 
 from statedump.ingest.mdtokens import plain, segments
-from statedump.models import RELATIONS, Alternative, Enforcement, Tradeoff
+from statedump.models import RELATIONS
 
 SEP = " — "
 DOT = " · "
@@ -39,9 +39,12 @@ def rows(blocks: list[SyntaxTreeNode]) -> list[tuple[SyntaxTreeNode, list[str]]]
     return out
 
 
-def number(text: str) -> float:
-    """A value as the renderer wrote it (`2,100`, `172`, `inf`)."""
-    return float("inf") if text == "inf" else float(text.replace(",", ""))
+def number(text: str) -> float | None:
+    """A value as the renderer wrote it (`2,100`, `172`, `inf`); None when it is not one."""
+    try:
+        return float("inf") if text == "inf" else float(text.replace(",", ""))
+    except ValueError:
+        return None
 
 
 def is_env(content: str) -> bool:
@@ -50,7 +53,7 @@ def is_env(content: str) -> bool:
     return all(re.fullmatch(r"export [A-Za-z_][A-Za-z0-9_]*=.*", line) for line in lines)
 
 
-def tradeoff(text: str) -> Tradeoff:
+def tradeoff(text: str) -> dict[str, Any]:
     """`aspect: before → after unit — note` back into a trade-off."""
     note = None
     if SEP in text:
@@ -66,7 +69,7 @@ def tradeoff(text: str) -> Tradeoff:
         m = re.fullmatch(r"([-+~]?[\d.,]+[A-Za-z%]?)\s+(\S.*)", after)
         if m:
             after, unit = m.group(1), m.group(2)
-    return Tradeoff(aspect=aspect, before=before, after=after, unit=unit, note=note)
+    return {"aspect": aspect, "before": before, "after": after, "unit": unit, "note": note}
 
 
 def decision_facts(facts: SyntaxTreeNode) -> dict[str, Any]:
@@ -84,7 +87,7 @@ def decision_facts(facts: SyntaxTreeNode) -> dict[str, Any]:
             data["rationale"] = value
         elif label == "Rejected":
             option, _, why = value.partition(SEP)
-            data["alternatives"].append(Alternative(option=option, why_not=why))
+            data["alternatives"].append({"option": option, "why_not": why})
         elif label == "Trade-off":
             data["tradeoffs"].append(tradeoff(value))
         elif label == "Enforces" and len(segs) > 2 and segs[2] == ("text", " on "):
@@ -96,7 +99,7 @@ def decision_facts(facts: SyntaxTreeNode) -> dict[str, Any]:
             else:
                 env, _, val = setting.partition("=")
                 target = {"env": env, "value": val or None}
-            data["enforces"] += [Enforcement(command=c, **target) for c in commands]
+            data["enforces"] += [{"command": c, **target} for c in commands]
         elif label in _REL_LABELS:
             data["links"][_REL_LABELS[label]] = [v for k, v in segs if k == "code"]
     return data

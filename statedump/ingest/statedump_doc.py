@@ -31,7 +31,6 @@ from statedump.models import (
     File,
     Goal,
     Instruction,
-    Metric,
     RecordBase,
     Reference,
     Task,
@@ -232,9 +231,9 @@ class _Reader:
                 first.setdefault(row[6], node)
         for rid, group in groups.items():
             title, conc, _, _, _, base, _ = group[0]
-            metrics = [Metric(name=r[2], value=number(r[3]), unit=r[4]) for r in group if r[2]]
+            metrics = [{"name": r[2], "value": number(r[3]), "unit": r[4]} for r in group if r[2]]
             self.make(
-                Benchmark, first[rid], id=rid, title=title, concurrency=int(conc) if conc else None, metrics=metrics, baseline=base == "yes"
+                Benchmark, first[rid], id=rid, title=title, concurrency=conc or None, metrics=metrics, baseline=base == "yes"
             )
 
     def decisions(self, sec: Section) -> None:
