@@ -232,9 +232,7 @@ class _Reader:
         for rid, group in groups.items():
             title, conc, _, _, _, base, _ = group[0]
             metrics = [{"name": r[2], "value": number(r[3]), "unit": r[4]} for r in group if r[2]]
-            self.make(
-                Benchmark, first[rid], id=rid, title=title, concurrency=conc or None, metrics=metrics, baseline=base == "yes"
-            )
+            self.make(Benchmark, first[rid], id=rid, title=title, concurrency=conc or None, metrics=metrics, baseline=base == "yes")
 
     def decisions(self, sec: Section) -> None:
         for dec in sec.children:
