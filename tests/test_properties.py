@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import mdformat
@@ -117,3 +118,57 @@ def test_plain_text_renders_as_formatter_stable_markdown(recs: list[RecordBase])
     # (Bodies are the user's own Markdown, which a formatter may legitimately restyle.)
     doc = render_markdown(SessionState(Session(id="s", title="t"), recs))
     assert mdformat.text(doc, extensions={"tables"}) == doc
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.text(max_size=400)
+    | st.lists(
+        st.sampled_from(
+            [
+                "## Goal",
+                "## Discoveries",
+                "### Decisions",
+                "#### x",
+                "- **a** — b · `c`",
+                "| a | b |",
+                "| --- | --- |",
+                "```bash",
+                "```",
+                "> q",
+                "1. x",
+                "- [x] y",
+                "Choice: z",
+                "",
+                "## Next steps",
+                "- Enforces: `--f v` on `c`",
+            ]
+        ),
+        max_size=30,
+    ).map("\n".join)
+)
+def test_any_text_into_the_markdown_importer(text: str) -> None:
+    from statedump.errors import StatedumpError
+    from statedump.ingest.markdown import read_markdown_text
+    from statedump.ingest.plan import ImportPlan
+
+    plan = ImportPlan("markdown", Path("fuzz.md"))
+    try:
+        read_markdown_text(text, plan)
+    except StatedumpError:
+        return
+    for record in plan.records:
+        codec.dump_record(record)  # every record it made is a valid, writable record
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(records(), max_size=8, unique_by=lambda r: r.id).map(lambda rs: [r.model_copy(update={"body": None}) for r in rs]), LINE)
+def test_render_import_render_is_stable(recs: list[RecordBase], title: str) -> None:
+    from statedump.ingest.markdown import read_markdown_text
+    from statedump.ingest.plan import ImportPlan
+
+    doc = render_markdown(SessionState(Session(id="s", title=title), recs))
+    plan = ImportPlan("markdown", Path("state.md"))
+    read_markdown_text(doc, plan)
+    session = Session(id="s", **{k: v for k, v in plan.session.items() if k != "id"})
+    assert render_markdown(SessionState(session, plan.records)) == doc

@@ -51,7 +51,9 @@ def _item(head: str, record: RecordBase, *extra: str) -> str:
 def _number(value: float) -> str:
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
-    return f"{value:,.0f}" if value == int(value) and abs(value) >= 1000 else f"{value:g}"
+    if abs(value) >= 1000:
+        return f"{value:,.2f}".rstrip("0").rstrip(".")
+    return f"{value:g}"
 
 
 def _header(state: SessionState) -> str:

@@ -171,7 +171,7 @@ def link(label: str, url: str) -> str:
     url = " ".join(visible(url).split())
     href = normalizeLink(url)
     if not url or not validateLink(href):
-        return f"{inline(label)} ({code(url or '-')})"
+        return f"{inline(label, start=True, after=' ')} ({code(url or '-')})"
     target = href if re.fullmatch(r"[^\s()<>\x00-\x1f]+", href) else f"<{href}>"
     return f"[{inline(label)}]({target})"
 
