@@ -44,9 +44,7 @@ class Finding:
 
 def setting(e: Enforcement) -> str:
     """How an enforcement reads in a command: `--kv-cache-dtype bf16` or `NCCL_P2P_LEVEL=SYS`."""
-    if e.flag is not None:
-        return f"{e.flag} {e.value}" if e.value is not None else e.flag
-    return f"{e.env}={e.value or ''}"
+    return e.setting()
 
 
 def _parsed(command: Command, cache: dict[str, ParsedCommand]) -> ParsedCommand:

@@ -114,11 +114,7 @@ def prompted_by(state: SessionState, decision: Decision) -> list[str]:
 
 def enforced(decision: Decision) -> list[str]:
     """`flag value` on `commands`, one line per setting."""
-    by_setting: dict[str, list[str]] = {}
-    for e in decision.enforces:
-        setting = f"{e.flag} {e.value}" if e.flag and e.value else (e.flag or f"{e.env}={e.value or ''}")
-        by_setting.setdefault(setting.strip(), []).append(e.command)
-    return [f"{code(s)} on " + ", ".join(code(c) for c in cmds) for s, cmds in by_setting.items()]
+    return [f"{code(s)} on " + ", ".join(code(c) for c in cmds) for s, cmds in decision.settings_by_command().items()]
 
 
 def tradeoff_text(aspect: str, before: str | None, after: str | None, unit: str | None, note: str | None) -> str:

@@ -142,6 +142,12 @@ class Enforcement(Model):
     value: str | None = None
     """The value it must have; omit when the flag takes none."""
 
+    def setting(self) -> str:
+        """How it reads in a command: `--kv-cache-dtype bf16` or `NCCL_P2P_LEVEL=SYS`."""
+        if self.flag is not None:
+            return f"{self.flag} {self.value}" if self.value is not None else self.flag
+        return f"{self.env}={self.value or ''}"
+
     @model_validator(mode="after")
     def _one_target(self) -> Enforcement:
         if (self.flag is None) == (self.env is None):
@@ -171,6 +177,13 @@ class Decision(RecordBase):
     """Exact flags or environment values of command records that carry it out."""
     deciders: list[str] = Field(default_factory=list)
     """Who made or approved it."""
+
+    def settings_by_command(self) -> dict[str, list[str]]:
+        """Each enforced setting and the commands that must carry it, in the order written."""
+        out: dict[str, list[str]] = {}
+        for e in self.enforces:
+            out.setdefault(e.setting(), []).append(e.command)
+        return out
 
     def link_pairs(self) -> list[tuple[str, str]]:
         pairs = super().link_pairs()

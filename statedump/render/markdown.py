@@ -143,11 +143,7 @@ def link_lines(record: RecordBase) -> list[str]:
 
 
 def _enforcements(d: Decision) -> list[str]:
-    by_setting: dict[str, list[str]] = {}
-    for e in d.enforces:
-        setting = f"{e.flag} {e.value}" if e.flag and e.value else (e.flag or f"{e.env}={e.value or ''}")
-        by_setting.setdefault(setting.strip(), []).append(e.command)
-    return [f"Enforces: {code(s)} on " + ", ".join(code(c) for c in cmds) for s, cmds in by_setting.items()]
+    return [f"Enforces: {code(s)} on " + ", ".join(code(c) for c in cmds) for s, cmds in d.settings_by_command().items()]
 
 
 def _decision(d: Decision) -> str:
