@@ -8,14 +8,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, cast
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Header, LoadingIndicator, TabbedContent, TabPane
+from textual.widgets import Footer, Header, LoadingIndicator, Static, TabbedContent, TabPane
 
+from statedump.errors import StatedumpError
 from statedump.models.state import SessionState
 from statedump.store import Store
+from statedump.tui import text
 from statedump.tui.reader import Reader
 from statedump.tui.screens.state_at import StateAtScreen
 from statedump.tui.widgets.bench_view import BenchView
@@ -72,8 +75,21 @@ class SessionScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="load-session")
     def _load(self) -> None:
-        state = self.reader(Store.load, self.session_id)
+        try:
+            state = self.reader(Store.load, self.session_id)
+        except StatedumpError as err:
+            self.app.call_from_thread(self.call_later, self._failed, err)
+            return
         self.app.call_from_thread(self.call_later, self._loaded, state)
+
+    async def _failed(self, err: StatedumpError) -> None:
+        # A session with a broken file cannot be shown; say which file, as the CLI would.
+        await self.query(LoadingIndicator).remove()
+        pane = self.query_one("#views", TabbedContent).active_pane
+        if pane is not None:
+            await pane.mount(
+                Static(text.joined([Text("Cannot read this session:", style="bold red"), text.plain(str(err))]), id="load-error")
+            )
 
     async def _loaded(self, state: SessionState) -> None:
         self.state = state

@@ -29,7 +29,7 @@ class SessionsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(text.joined(["Sessions in ", text.plain(str(self.store.root), "bold")], sep=""), id="sessions-where")
+        yield Static(text.joined(["Sessions in the store ", text.plain(self.store.root.name, "bold")], sep=""), id="sessions-where")
         yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
         yield Footer()
 

@@ -11,6 +11,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, LoadingIndicator
 
+from statedump.errors import StatedumpError
 from statedump.history import state_at
 from statedump.models.state import SessionState
 from statedump.tui.reader import Reader
@@ -42,7 +43,11 @@ class StateAtScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="state-at")
     def _load(self) -> None:
-        state = self.reader(state_at, self.session_id, self.sha)
+        try:
+            state = self.reader(state_at, self.session_id, self.sha)
+        except StatedumpError as err:
+            self.app.call_from_thread(self.notify, str(err), severity="error", markup=False)
+            return
         self.app.call_from_thread(self.call_later, self._loaded, state)
 
     async def _loaded(self, state: SessionState) -> None:

@@ -14,6 +14,7 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from statedump.audit import why, why_markdown
+from statedump.errors import StatedumpError
 from statedump.models import Decision
 from statedump.tui import text
 from statedump.tui.widgets import stylesheet
@@ -79,7 +80,11 @@ class DecisionsView(SessionView):
     @work(thread=True, exclusive=True, group="why")
     def _trace(self, decision_id: str) -> None:
         worker = get_current_worker()
-        report = self.reader(why, self.session_id, decision_id)
+        try:
+            report = self.reader(why, self.session_id, decision_id)
+        except StatedumpError as err:
+            self.app.call_from_thread(self.notify, str(err), severity="error", markup=False)
+            return
         if not worker.is_cancelled:
             self.app.call_from_thread(self.call_later, self._traced, decision_id, why_markdown(report), report.review_reasons)
 

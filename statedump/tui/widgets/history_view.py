@@ -100,8 +100,12 @@ class HistoryView(SessionView):
 
     @work(thread=True, exclusive=True, group="history-log")
     def _read_log(self) -> None:
-        entries = self.reader(session_log, self.session_id)
-        dumps = self.reader(list_dumps, self.session_id)
+        try:
+            entries = self.reader(session_log, self.session_id)
+            dumps = self.reader(list_dumps, self.session_id)
+        except StatedumpError as err:
+            self.app.call_from_thread(self.notify, str(err), severity="error", markup=False)
+            return
         self.app.call_from_thread(self._fill, entries, dumps)
 
     def _fill(self, entries: list[Entry], dumps: list[Dump]) -> None:
@@ -170,7 +174,11 @@ class HistoryView(SessionView):
         if worker.is_cancelled:
             return
         # The cache is only touched inside the reader, one thread at a time.
-        diffs = self.reader(self._compare, sha)
+        try:
+            diffs = self.reader(self._compare, sha)
+        except StatedumpError as err:
+            self.app.call_from_thread(self.notify, str(err), severity="error", markup=False)
+            return
         if not worker.is_cancelled:
             self.app.call_from_thread(self._show_diff, sha, diffs)
 

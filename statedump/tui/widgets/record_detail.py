@@ -18,6 +18,7 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from statedump import codec
+from statedump.errors import StatedumpError
 from statedump.history import Entry, record_log
 from statedump.models import RecordBase
 from statedump.models.state import SessionState
@@ -138,7 +139,11 @@ class RecordDetail(VerticalScroll):
     @work(thread=True, exclusive=True, group="record-history")
     def _load_history(self, record_id: str) -> None:
         worker = get_current_worker()
-        entries = self.reader(record_log, self.session_id, record_id)
+        try:
+            entries = self.reader(record_log, self.session_id, record_id)
+        except StatedumpError as err:
+            self.app.call_from_thread(self.notify, str(err), severity="error", markup=False)
+            return
         if not worker.is_cancelled:
             self.app.call_from_thread(self._show_history, record_id, entries)
 

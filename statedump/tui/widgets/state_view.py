@@ -15,7 +15,7 @@ from statedump.render import render_markdown
 from statedump.tui.widgets import stylesheet
 from statedump.tui.widgets.session_view import SessionView
 
-PIECE_LINES = 200
+PIECE_LINES = 60
 """A piece of the document ends at the first blank line (outside a code block) after this many lines."""
 
 
@@ -56,7 +56,6 @@ class StateView(SessionView):
         scroll = self.query_one("#state-scroll", VerticalScroll)
         await self._more()
         self.watch(scroll, "scroll_y", self._near_end, init=False)
-        self.watch(scroll, "max_scroll_y", self._near_end, init=False)
 
     @property
     def document(self) -> str:
@@ -69,6 +68,8 @@ class StateView(SessionView):
             self._shown += 1
             await self.query_one("#state-scroll", VerticalScroll).mount(piece)
             await piece.update(self._pieces[self._shown - 1])
+            # Once laid out, the piece may still leave the screen short of text: draw the next.
+            self.call_after_refresh(self._near_end)
 
     async def _near_end(self) -> None:
         scroll = self.query_one("#state-scroll", VerticalScroll)
