@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
@@ -48,7 +48,7 @@ class StatedumpCommands(Provider):
         screen = self.screen
         out: list[tuple[str, Action, str]] = []
         if isinstance(screen, SessionsScreen):
-            app: StatedumpApp = screen.app  # type: ignore[assignment]
+            app = cast("StatedumpApp", screen.app)
             for sid in screen.store.session_ids():
                 out.append((f"Open session {sid}", partial(app.open_session, sid), "Browse this session"))
             return out

@@ -13,7 +13,7 @@ from textual.widgets import Markdown, OptionList
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from statedump.audit import why, why_markdown
+from statedump.audit import needs_review, why, why_markdown
 from statedump.errors import StatedumpError
 from statedump.models import Decision
 from statedump.tui import text
@@ -24,10 +24,12 @@ REVIEW_MARK = "⚠ needs review"
 
 
 def decision_prompt(d: Decision, reasons: list[str] | None) -> Text:
-    """A decision in the list: status, title, and the review mark once known."""
-    prompt = Text.assemble(text.status(d.status), " ", text.line(d.title))
+    """A decision in the list: its status (and the review mark once known) over its title."""
+    prompt = Text.assemble(text.status(d.status))
     if reasons:
-        prompt.append(f"\n  {REVIEW_MARK} ({len(reasons)})", style="bold yellow")
+        prompt.append(f"  {REVIEW_MARK} ({len(reasons)})", style="bold yellow")
+    prompt.append("\n")
+    prompt.append_text(text.line(d.title, "bold"))
     return prompt
 
 
@@ -53,6 +55,24 @@ class DecisionsView(SessionView):
     def on_mount(self) -> None:
         if self.decisions:
             self.query_one("#decisions-list", OptionList).highlighted = 0
+            self._review_all()
+
+    @work(thread=True, group="review")
+    def _review_all(self) -> None:
+        # The list marks every decision that needs review, not only those already opened.
+        for d in self.decisions:
+            try:
+                reasons = self.reader(needs_review, self.session_id, d, self.state)
+            except StatedumpError as err:
+                self.app.call_from_thread(self.notify, str(err), severity="error", markup=False)
+                return
+            self.app.call_from_thread(self._mark, d.id, reasons)
+
+    def _mark(self, decision_id: str, reasons: list[str]) -> None:
+        self.reviews[decision_id] = reasons
+        listing = self.query_one("#decisions-list", OptionList)
+        index = listing.get_option_index(decision_id)
+        listing.replace_option_prompt_at_index(index, decision_prompt(self.decisions[index], reasons))
 
     def current(self) -> Decision | None:
         """The highlighted decision."""
@@ -90,10 +110,7 @@ class DecisionsView(SessionView):
 
     async def _traced(self, decision_id: str, document: str, reasons: list[str]) -> None:
         self.documents[decision_id] = document
-        self.reviews[decision_id] = reasons
-        listing = self.query_one("#decisions-list", OptionList)
-        index = listing.get_option_index(decision_id)
-        listing.replace_option_prompt_at_index(index, decision_prompt(self.decisions[index], reasons))
+        self._mark(decision_id, reasons)
         current = self.current()
         if current is not None and current.id == decision_id:
             await self.query_one("#why-doc", Markdown).update(document)

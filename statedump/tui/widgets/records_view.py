@@ -32,6 +32,7 @@ class RecordsView(SessionView):
         Binding("s", "pick_status", "Status"),
         Binding("x", "clear_filters", "Clear filters"),
         Binding("l", "links", "Links"),
+        Binding("escape", "to_table", "Back to table", show=False),
     ]
 
     def compose(self) -> ComposeResult:
@@ -157,6 +158,18 @@ class RecordsView(SessionView):
 
     def action_clear_filters(self) -> None:
         self._clear_filters()
+        self.query_one("#records-table", DataTable).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Escape leaves the filters for the table; from the table it goes on to the
+        # screen (back to the sessions list).
+        if action == "to_table":
+            filters = self.query_one("#records-filters")
+            focused = self.screen.focused
+            return focused is not None and (focused is filters or filters in focused.ancestors)
+        return True
+
+    def action_to_table(self) -> None:
         self.query_one("#records-table", DataTable).focus()
 
     def action_links(self) -> None:
