@@ -227,6 +227,29 @@ def test_matrix_cell_for_flashinfer_cutlass_works_and_benchmarks_plot(demo_root:
     drive(app, scenario)
 
 
+def test_bench_plot_draws_throughput_and_latency_with_baselines_marked() -> None:
+    from statedump.models import Benchmark, Metric
+    from statedump.tui.widgets.bench_plot import draw
+    from statedump.tui.widgets.bench_view import series
+
+    def bench(i: str, conc: int, tput: float, ttft: float, baseline: bool = False) -> Benchmark:
+        metrics = [Metric(name="output_throughput", value=tput, unit="tok/s"), Metric(name="mean_ttft_ms", value=ttft, unit="ms")]
+        return Benchmark(id=i, title=i, concurrency=conc, metrics=metrics, baseline=baseline)
+
+    runs = [bench("c64", 64, 1500, 900), bench("c1", 1, 172, 80, baseline=True), bench("c8", 8, 700, 120)]
+    name, unit, points = series(runs, "throughput")
+    assert (name, unit) == ("output_throughput", "tok/s")
+    assert [p.concurrency for p in points] == [1, 8, 64]  # ordered by concurrency
+    name, unit, latency = series(runs, "latency")
+    assert (name, unit, [p.value for p in latency]) == ("mean_ttft_ms", "ms", [80, 120, 900])
+    lines = draw("output_throughput (tok/s) by concurrency", points, 40, 12).plain.splitlines()
+    assert lines[0] == "output_throughput (tok/s) by concurrency"
+    assert lines[1].startswith("1.5k│") and "1.5k" in lines[1][5:]  # the axis top and the tallest bar's value
+    assert lines[-2].split() == ["1◆", "8", "64"]  # baselines marked under their bar
+    fill = [row.count("█") for row in lines[1:-3]]
+    assert fill == sorted(fill) and fill[0] == 0 < fill[-1]  # bars grow from the axis up
+
+
 # -- decisions ---------------------------------------------------------------------
 
 
