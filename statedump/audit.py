@@ -193,6 +193,12 @@ def needs_review(store: Store, session: str, decision: Decision, state: SessionS
             reasons.append(f"{role} {rid} no longer exists")
         elif rec.status in _WEAK.get(rec.kind, set()) and not (rec.kind == "discovery" and getattr(rec, "category", "") == "dead-end"):
             reasons.append(f"{role} {rid} is now {rec.status}")
+    # A decision whose commands no longer carry it is not in force, whatever its evidence says.
+    from statedump.check import check
+
+    for finding in check(state):
+        if finding.where == f"decision/{decision.id}" and finding.code.startswith(("enforcement-", "superseded-")):
+            reasons.append(f"{finding.code}: {finding.message}")
     return reasons
 
 

@@ -168,8 +168,13 @@ def compare(
         else:
             verdict = judge(mb.value, mc.value, better, rel_tol, abs_tol)
         out.metrics.append(MetricResult(name, unit, mb.value if mb else None, mc.value if mc else None, better, verdict))
-    if not names:
-        out.warnings.append("the two benchmarks have no metric in common")
+    if not any(m.base is not None and m.cand is not None for m in out.metrics):
+        # A gate that compared nothing must not pass silently.
+        raise StatedumpError(
+            f"nothing to compare: {b.id} and {c.id} have no metric in common",
+            where="BASE CAND",
+            hint=f"base has: {', '.join(m.name for m in b.metrics) or 'no metrics'}; candidate has: {', '.join(m.name for m in c.metrics) or 'no metrics'}",
+        )
     for label, old, new in (("concurrency", b.concurrency, c.concurrency), ("request rate", b.request_rate, c.request_rate)):
         if old != new:
             out.warnings.append(f"{label} differs: {_plain(old)} → {_plain(new)}; the results may not be comparable")

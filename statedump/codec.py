@@ -138,7 +138,7 @@ def record_from_data(data: dict[str, Any], where: str | Path, kind: str | None =
     try:
         return KINDS[found].model_validate(data)
     except ValidationError as err:
-        raise from_validation(err, where) from None
+        raise from_validation(err, where, kind=found, fields=list(KINDS[found].model_fields)) from None
 
 
 def load_record(data: bytes, where: str | Path, kind: str | None = None) -> RecordBase:

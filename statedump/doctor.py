@@ -120,11 +120,19 @@ def _examine(store: Store, repair: bool) -> list[Repair]:
     for line in status.splitlines():
         rel = line[3:].strip().strip('"')
         if rel.endswith(".yaml") and not Path(rel).name.startswith(".") and rel not in journaled:
-            found.append(
-                Repair(
-                    "record file not committed",
-                    rel,
-                    "left alone: commit it with git, or remove it (statedump never leaves these after a crash)",
+            # Hand edits are the user's: reported, never touched. The advice depends on
+            # whether git has the file at all (removing a tracked one would delete a record).
+            if line.startswith("??"):
+                kind, advice = "record file never committed", "left alone: commit it with git (`git add` + `git commit`), or delete it"
+            elif "D" in line[:2]:
+                kind, advice = (
+                    "record file deleted but not committed",
+                    f"left alone: commit the deletion, or restore it with `git checkout -- {rel}`",
                 )
-            )
+            else:
+                kind, advice = (
+                    "record file changed since its last commit",
+                    f"left alone: commit the change, or undo it with `git checkout -- {rel}`",
+                )
+            found.append(Repair(kind, rel, advice))
     return found

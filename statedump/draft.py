@@ -90,7 +90,7 @@ def build(
     try:
         return KINDS[kind].model_validate(data), made_up
     except ValidationError as err:
-        raise from_validation(err, where) from None
+        raise from_validation(err, where, kind=kind, fields=list(KINDS[kind].model_fields)) from None
 
 
 def with_status(current: RecordBase, new_status: str) -> RecordBase:

@@ -78,6 +78,11 @@ def make_dump(store: Store, session: str, message: str | None = None) -> tuple[D
     head = store.git.head()
     if head is None:
         raise StatedumpError("the store has no commits to dump", where=store.root)
+    last = last_dump(store, session)
+    if last is not None and not store.git.repo.git.diff("--name-only", last.sha, head, "--", folder):
+        raise StatedumpError(
+            f"nothing changed since {last.name}", where=session, hint=f"`statedump render --at {last.name}` shows that dump"
+        )
     document = render_markdown(store.load(session, head))
     text = " ".join((message or DEFAULT_MESSAGE).split())
     if not text:

@@ -30,17 +30,57 @@ class StatedumpError(Exception):
         return text
 
 
-def from_validation(err: ValidationError, where: str | Path | None, hint: str | None = None) -> StatedumpError:
-    """One readable line from pydantic's error list: each field at fault and why."""
+_PLAIN = {
+    "missing": "is required",
+    "int_parsing": "must be a whole number",
+    "int_type": "must be a whole number",
+    "float_parsing": "must be a number",
+    "float_type": "must be a number",
+    "bool_parsing": "must be true or false",
+    "bool_type": "must be true or false",
+    "string_type": "must be text",
+    "list_type": "must be a list",
+    "dict_type": "must be a mapping (key: value)",
+    "model_type": "must be a mapping of fields",
+    "model_attributes_type": "must be a mapping of fields",
+    "datetime_parsing": "must be a date and time like 2026-03-14T09:30:00Z",
+    "datetime_from_date_parsing": "must be a date and time like 2026-03-14T09:30:00Z",
+    "datetime_type": "must be a date and time like 2026-03-14T09:30:00Z",
+    "string_too_short": "cannot be empty",
+    "string_pattern_mismatch": "cannot be blank",
+}
+
+
+def from_validation(
+    err: ValidationError, where: str | Path | None, hint: str | None = None, kind: str | None = None, fields: list[str] | None = None
+) -> StatedumpError:
+    """One readable line from pydantic's error list: each field at fault and why, in words a
+    user (not a Python programmer) reads; unknown fields list the kind's real ones."""
     parts = []
+    unknown = False
+    missing: list[str] = []
     for e in err.errors():
         loc = ".".join(str(p) for p in e["loc"]) or "(record)"
-        msg = e["msg"]
-        if e["type"] == "extra_forbidden":
-            msg = "unknown field"
-        elif e["type"] == "literal_error":
+        kind_of = e["type"]
+        msg = _PLAIN.get(kind_of, e["msg"])
+        if kind_of == "missing":
+            missing.append(loc)
+        if kind_of == "extra_forbidden":
+            msg, unknown = "unknown field", True
+        elif kind_of == "literal_error":
             msg = f"must be one of {e['ctx']['expected']}"
+        elif kind_of in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+            msg = e["msg"].replace("Input should be", "must be")
+        elif kind_of == "value_error":
+            msg = str(e["msg"]).removeprefix("Value error, ")
+        elif kind_of == "string_too_long":
+            msg = f"is too long (at most {e['ctx']['max_length']} characters)"
         parts.append(f"field '{loc}': {msg}")
-    return StatedumpError(
-        "; ".join(parts), where=where, hint=hint or "fix the field and try again; `statedump schema` shows each kind's fields"
-    )
+    if hint is None:
+        if missing and str(where) == "arguments":
+            hint = "pass " + " ".join(f"--field {name}=..." for name in missing)
+        elif unknown and fields:
+            hint = f"a {kind or 'record'} has: {', '.join(fields)}"
+        else:
+            hint = f"`statedump schema --show {kind}` lists its fields" if kind else "fix the field and try again"
+    return StatedumpError("; ".join(parts), where=where, hint=hint)

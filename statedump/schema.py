@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from statedump.models import KINDS, Session
 from statedump.models.base import Model
@@ -41,3 +42,46 @@ def stale_schemas(folder: Path) -> list[str]:
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
             stale.append(name)
     return stale
+
+
+def _type_name(prop: dict[str, Any]) -> str:
+    if "enum" in prop:
+        return " | ".join(str(v) for v in prop["enum"])
+    if "const" in prop:
+        return str(prop["const"])
+    if "anyOf" in prop:
+        return " | ".join(_type_name(p) for p in prop["anyOf"] if p.get("type") != "null")
+    if "$ref" in prop:
+        return str(prop["$ref"]).rsplit("/", 1)[-1]
+    kind = prop.get("type", "any")
+    if kind == "string" and prop.get("format") == "date-time":
+        return "date and time"
+    if kind == "array":
+        return f"list of {_type_name(prop.get('items', {}))}"
+    if kind == "object":
+        return "mapping"
+    return {"string": "text", "integer": "whole number", "number": "number", "boolean": "true/false"}.get(str(kind), str(kind))
+
+
+def describe_fields(kind: str) -> str:
+    """A kind's fields as a readable table: name, type, required, what it holds."""
+    from statedump.errors import StatedumpError
+    from statedump.models import field_order
+
+    models: dict[str, type[Model]] = {"session": Session, **KINDS}
+    if kind not in models:
+        raise StatedumpError(f"unknown kind {kind!r}", where="--show", hint=f"use one of: {', '.join(models)}")
+    cls = models[kind]
+    schema = cls.model_json_schema(mode="validation")
+    props = schema["properties"]
+    required = set(schema.get("required", []))
+    order = field_order(KINDS[kind]) if kind in KINDS else list(props)
+    rows = [
+        (name, _type_name(props[name]), "required" if name in required else "", (props[name].get("description") or "").split("\n")[0])
+        for name in order
+        if name in props
+    ]
+    width = [max(len(r[i]) for r in rows) for i in range(3)]
+    lines = [f"{kind}: {(cls.__doc__ or '').strip().splitlines()[0]}", ""]
+    lines += [f"  {n:<{width[0]}}  {t:<{width[1]}}  {r:<{width[2]}}  {d}".rstrip() for n, t, r, d in rows]
+    return "\n".join(lines) + "\n"

@@ -196,6 +196,7 @@ def test_dump_refuses_uncommitted_changes_then_tags_head(demo_copy: Path, tmp_pa
     assert "uncommitted changes to sessions/qwen35-397b-a17b-nvfp4/task/monitor-service.yaml" in r.output
     assert (snapshot(demo_copy), git(demo_copy, "tag")) == before
     git(demo_copy, "checkout", "--", str(target))
+    assert cli("status", "monitor-service", "todo").exit_code == 0  # a change worth a new dump
     out = tmp_path / "state.md"
     r = cli("dump", "-m", "after the   fix", "--out", str(out))
     assert r.exit_code == 0, r.output

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,15 @@ def _template(kind: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _edit_text(text: str) -> bytes | None:
+def _edit_text(text: str, what: str) -> bytes | None:
+    # An agent or a script has no one at the keyboard: opening vim there would hang or
+    # spray escape codes, so without a terminal (and no $EDITOR set) say what to pass instead.
+    if not (sys.stdin.isatty() or os.environ.get("VISUAL") or os.environ.get("EDITOR")):
+        raise StatedumpError(
+            f"nothing to {what} and no terminal to open an editor in",
+            where="arguments",
+            hint="pass fields as flags (--title, --field key=value) or the whole record with --from FILE",
+        )
     edited = click.edit(text, extension=".yaml", require_save=True)
     if edited is None or not edited.strip() or all(line.startswith("#") or not line.strip() for line in edited.splitlines()):
         return None
@@ -88,12 +97,12 @@ def add(
     sid = store.pick_session(session)
     base: dict[str, Any] = {}
     where = "arguments"
-    nothing_given = not any((record_id, title, body, status, source, at, tags, fields, links, from_file))
+    nothing_given = all(v is None for v in (record_id, title, body, status, source, at, from_file)) and not (tags or fields or links)
     if from_file:
         data, where = _read_source(from_file)
         base = codec.parse_yaml(data, where)
     elif nothing_given:
-        edited = _edit_text(_template(kind))
+        edited = _edit_text(_template(kind), "add")
         if edited is None:
             click.echo("cancelled: nothing was written", err=True)
             sys.exit(1)
@@ -137,14 +146,17 @@ def edit(
     store = open_store(store_path)
     sid = store.pick_session(session)
     current = store.get(sid, record_id)
-    if any((title, body, fields, links)):
+    if title is not None or body is not None or fields or links:
         base = codec.record_data(current)
         given: dict[str, Any] = dict(parse_field(f) for f in fields)
         given.update({k: v for k, v in (("title", title), ("body", body)) if v is not None})
+        if given.get("body") == "":
+            base.pop("body", None)  # `--body ""` clears the body
+            given.pop("body")
         kind = str(given.pop("kind", current.kind))
         record, _ = build(kind, base=base, fields=given, links=[parse_link(i) for i in links], where="arguments")
     else:
-        edited = _edit_text(codec.dump_record(current))
+        edited = _edit_text(codec.dump_record(current), "change")
         if edited is None:
             click.echo("cancelled: nothing was written", err=True)
             sys.exit(1)
@@ -193,6 +205,14 @@ def list_records(
     from statedump.draft import to_json
     from statedump.query import filter_records
 
+    known = {st for k in (kinds or KINDS) for st in KINDS[k].STATUSES}
+    for wanted in statuses:
+        if wanted not in known:
+            raise StatedumpError(
+                f"no {' or '.join(kinds) or 'record'} has status {wanted!r}",
+                where="--status",
+                hint=f"use one of: {', '.join(sorted(known))}",
+            )
     store = open_store(store_path)
     if rev is not None:
         from statedump.history import resolve_ref

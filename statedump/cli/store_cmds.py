@@ -103,12 +103,14 @@ def sessions(store_path: Path | None, as_json: bool) -> None:
     if as_json:
         print_json([m.model_dump(mode="json", exclude_none=True) for m in metas])
         return
+    width = max((len(m.id) for m in metas), default=0)
     for m in metas:
         started = m.started.strftime("%Y-%m-%d") if m.started else "-"
-        click.echo(f"{m.id}\t{m.status}\t{started}\t{safe(m.title)}")
+        click.echo(f"{m.id:<{width}}  {m.status:<6}  {started:<10}  {safe(m.title)}")
 
 
 @click.command()
+@click.option("--show", "show_kind", metavar="KIND", help="Print the fields of one kind (or `session`) instead of writing files.")
 @click.option("--check", is_flag=True, help="Exit 1 when the files in schemas/ are missing or stale.")
 @click.option(
     "--dir",
@@ -116,9 +118,13 @@ def sessions(store_path: Path | None, as_json: bool) -> None:
     type=click.Path(file_okay=False, path_type=Path),
     help="Where the schemas go (default: the store's schemas/, or ./schemas).",
 )
-def schema(check: bool, folder: Path | None) -> None:
-    """Write one JSON Schema per record kind, plus the session, into schemas/."""
-    from statedump.schema import stale_schemas, write_schemas
+def schema(show_kind: str | None, check: bool, folder: Path | None) -> None:
+    """Write one JSON Schema per record kind, plus the session, into schemas/ (or --show a kind's fields)."""
+    from statedump.schema import describe_fields, stale_schemas, write_schemas
+
+    if show_kind is not None:
+        click.echo(describe_fields(show_kind), nl=False)
+        return
 
     if folder is None:
         try:
