@@ -51,8 +51,8 @@ class SessionScreen(Screen[None]):
     CSS_PATH = "session.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(str(i), f"show('{tab}')", label, group=_VIEWS_GROUP) for i, (tab, (label, _)) in enumerate(VIEWS.items(), 1)),
-        Binding("slash", "search", "Search"),
-        Binding("escape", "back", "Sessions"),
+        Binding("slash", "search", "Find"),
+        Binding("escape", "back", "Back"),
     ]
 
     def __init__(self, reader: Reader, session: str):
@@ -66,7 +66,7 @@ class SessionScreen(Screen[None]):
         with TabbedContent(id="views"):
             for tab, (label, _) in VIEWS.items():
                 yield TabPane(label, id=tab)
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.sub_title = self.session_id

@@ -31,7 +31,7 @@ class SessionsScreen(Screen[None]):
         yield Header()
         yield Static(text.joined(["Sessions in the store ", text.plain(self.store.root.name, "bold")], sep=""), id="sessions-where")
         yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.sub_title = "sessions"

@@ -35,7 +35,7 @@ class StateAtScreen(Screen[None]):
         yield Header()
         with Vertical(id="state-at-body"):
             yield LoadingIndicator()
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.sub_title = f"state as of {self.label}"

@@ -68,7 +68,7 @@ class HistoryView(SessionView):
     DEFAULT_CSS = stylesheet(__file__)
     MAIN = "#history-table"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("o", "open_state", "State at commit"),
+        Binding("o", "open_state", "State then"),
         Binding("n", "next_dump", "Next dump"),
     ]
 

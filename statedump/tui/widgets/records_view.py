@@ -30,7 +30,7 @@ class RecordsView(SessionView):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("k", "pick_kind", "Kind"),
         Binding("s", "pick_status", "Status"),
-        Binding("x", "clear_filters", "Clear filters"),
+        Binding("x", "clear_filters", "Clear"),
         Binding("l", "links", "Links"),
         Binding("escape", "to_table", "Back to table", show=False),
     ]
