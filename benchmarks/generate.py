@@ -221,7 +221,9 @@ def records(count: int, seed: int = 7, kinds: dict[str, int] | None = None) -> I
     names, weights = list(mix), list(mix.values())
     earlier: dict[str, list[str]] = {}
     for n in range(count):
-        kind = "goal" if n == 0 and kinds is None else rng.choices(names, weights)[0]
+        # The first records take each kind in turn, so that even a small store has every kind.
+        first = ["goal", *names] if kinds is None else names
+        kind = first[n] if n < len(first) else rng.choices(names, weights)[0]
         title = text.title()
         data: dict[str, Any] = {
             "id": f"{kind[:4]}-{n:05d}-" + "-".join(title.lower().split()[:3]),
