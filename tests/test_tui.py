@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from conftest import Cli
+from conftest import Cli, git
 from rich.syntax import Syntax
 from rich.text import Text
 from textual.containers import VerticalScroll
@@ -342,6 +342,25 @@ def test_history_diff_of_a_chosen_commit_and_state_at_it(demo_root: Path) -> Non
 
 
 # -- untrusted text -------------------------------------------------------------------
+
+
+def test_history_diff_reads_only_what_a_commit_touched_and_equals_the_whole_state_diff(demo_copy: Path) -> None:
+    from statedump.history import diff_states, session_log, state_at
+    from statedump.models.state import SessionState
+    from statedump.tui.reader import Reader
+
+    store = Store(demo_copy)
+    moved = store.get(SID, "retest-nextn-real-prompts")  # a task that becomes a discovery: two files, one id
+    data = moved.model_dump(exclude={"kind", "status", "priority", "impact"})
+    store.put(SID, Discovery(**data, status="suspected"))
+    entries = session_log(store, SID)
+    view = HistoryView(Reader(store), SID, store.load(SID))
+    for entry in [entries[0], entries[1], next(e for e in entries if e.subject == "decision: add bf16-kv-cache"), entries[-1]]:
+        parents = git(demo_copy, "rev-list", "--parents", "-n1", entry.sha).split()[1:]
+        new = state_at(store, SID, entry.sha)
+        old = state_at(store, SID, parents[0]) if parents and SID in store.session_ids(parents[0]) else SessionState(new.session, [])
+        assert view._compare(store, entry) == diff_states(old, new), entry.subject
+    assert [d.change for d in view._compare(store, entries[0])] == ["changed"]  # the kind change is one record
 
 
 def test_record_text_is_shown_literally(store: Store) -> None:
