@@ -25,7 +25,7 @@ from benchmarks import cases
 from benchmarks.cases import Context, Row, Unavailable
 
 FULL = {"records": 10_000, "small": 8, "decisions": 1_000, "transcript_mb": 200.0, "reps": 5, "timeout": 300.0}
-QUICK = {"records": 60, "small": 8, "decisions": 20, "transcript_mb": 1.0, "reps": 1, "timeout": 60.0}
+QUICK = {"records": 40, "small": 8, "decisions": 10, "transcript_mb": 0.5, "reps": 1, "timeout": 60.0}
 
 
 def _args(argv: list[str] | None) -> argparse.Namespace:
@@ -33,10 +33,10 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="small sizes, one repetition: checks the runner, not the targets")
     parser.add_argument("--json", nargs="?", const="-", metavar="FILE", help="write the rows as JSON to FILE (or stdout)")
     parser.add_argument("--only", nargs="+", choices=list(cases.CASES), help="run only these cases")
-    parser.add_argument("--records", type=int, help="records (and commits) of the big store (default 10,000; quick 60)")
+    parser.add_argument("--records", type=int, help="records (and commits) of the big store (default 10,000; quick 40)")
     parser.add_argument("--reps", type=int, help="repetitions per timing; the median is reported (default 5; quick 1)")
-    parser.add_argument("--transcript-mb", type=float, help="size of the generated transcript (default 200; quick 1)")
-    parser.add_argument("--decisions", type=int, help="decisions exported in the peer case (default 1,000; quick 20)")
+    parser.add_argument("--transcript-mb", type=float, help="size of the generated transcript (default 200; quick 0.5)")
+    parser.add_argument("--decisions", type=int, help="decisions exported in the peer case (default 1,000; quick 10)")
     parser.add_argument("--timeout", type=float, help="seconds any one process may take (default 300; quick 60)")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     parser.add_argument("--workdir", type=Path, help="keep generated stores here (default: a temporary folder, removed after)")
