@@ -401,6 +401,14 @@ def test_a_broken_record_file_is_reported_not_a_crash(store: Store) -> None:
         assert isinstance(app.screen, SessionsScreen)
 
     drive(app, scenario)
+    (store.root / "sessions" / "s1" / "session.yaml").write_text("id: s1\ntitle: [unclosed\n")
+    app = make_app(store)
+
+    async def listing(pilot: Pilot[None]) -> None:
+        text = shown(app)
+        assert "s1" in text and "unreadable" in text
+
+    drive(app, listing)
 
 
 # -- scale ----------------------------------------------------------------------------

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, cast
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from statedump.errors import StatedumpError
 from statedump.tui import text
 from statedump.tui.reader import Reader
 
@@ -40,7 +42,12 @@ class SessionsScreen(Screen[None]):
         table.add_column("Title", width=44)
         table.add_columns("Status", "Started", "Model")
         for sid in self.store.session_ids():
-            meta = self.store.load_session(sid)
+            try:
+                meta = self.store.load_session(sid)
+            except StatedumpError as err:
+                # One broken session.yaml must not hide the others; say what is wrong with it.
+                table.add_row(text.line(sid, "bold"), text.line(str(err), "red"), Text("unreadable", style="red"), "-", "", key=sid)
+                continue
             started = meta.started.strftime("%Y-%m-%d %H:%M") if meta.started else "-"
             table.add_row(text.line(sid, "bold"), text.line(meta.title), text.status(meta.status), started, text.line(meta.model), key=sid)
         table.focus()
