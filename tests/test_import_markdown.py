@@ -76,13 +76,20 @@ def test_round_trip_keeps_ids_statuses_and_fields(tmp_path: Path) -> None:
     # Everything the document shows; the rationale's line breaks and the deciders it does not.
     shown = {"id", "title", "status", "source", "question", "choice", "alternatives", "tradeoffs", "enforces", "links", "body"}
     assert decision.model_dump(include=shown) == original.model_dump(include=shown)  # type: ignore[union-attr]
-    assert got["launch-server"].text == example.get("launch-server").text  # type: ignore[union-attr]
-    assert got["msg-6007-accuracy-question"].standing is True  # type: ignore[union-attr]
-    assert got["sm120-trtllm-cutedsl-dead-end"].category == "dead-end"  # type: ignore[union-attr]
-    assert got["catid-sm120-gist"].url == "https://gist.github.com/catid/87cca824963f17fe7479a0ed26221397"  # type: ignore[union-attr]
-    assert [m.value for m in got["bench-throughput-c1024"].metrics] == [2100.0]  # type: ignore[union-attr]
-    # Only what the document shows comes back: previous commands are not rendered.
-    assert "launch-server-initial" not in got
+    assert got["launch-server"].text == example.get("launch-server").text  # type: ignore[attr-defined,union-attr]
+    assert got["msg-6007-accuracy-question"].standing is True  # type: ignore[attr-defined]
+    assert got["sm120-trtllm-cutedsl-dead-end"].category == "dead-end"  # type: ignore[attr-defined]
+    assert got["catid-sm120-gist"].url == "https://gist.github.com/catid/87cca824963f17fe7479a0ed26221397"  # type: ignore[attr-defined]
+    assert [m.value for m in got["bench-throughput-c1024"].metrics] == [2100.0]  # type: ignore[attr-defined]
+    # Earlier and failed commands come back with their status, form and text; benchmarks keep theirs.
+    assert got.keys() == {r.id for r in example.records}
+    for rid in ("launch-server-initial", "launch-server-pre-kv-fix", "systemd-unit-pre-kv-fix", "launch-server-nextn"):
+        old = example.get(rid)
+        assert old is not None and old.status != "current"
+        # A fenced block holds the text without its final line break.
+        want = old.model_copy(update={"text": old.text.rstrip("\n")})  # type: ignore[attr-defined]
+        assert got[rid].model_dump(exclude={"at", "tags", "links"}) == want.model_dump(exclude={"at", "tags", "links"}), rid
+    assert [got[b].status for b in ("bench-decode-c1", "bench-throughput-c1024", "bench-nextn-synthetic")] == ["stale"] * 3
     assert plan.session["id"] == EXAMPLE and plan.session["model"] == "nvidia/Qwen3.5-397B-A17B-NVFP4"
 
 
@@ -93,7 +100,7 @@ def test_reimporting_adds_nothing(cli: Cli, store: Store, tmp_path: Path) -> Non
     head = git(store.root, "rev-parse", "HEAD")
     r = cli("import", "markdown", str(src), "-s", EXAMPLE)
     assert r.exit_code == 0
-    assert "0 added, 0 changed, 59 unchanged (nothing to write)" in r.stdout
+    assert "0 added, 0 changed, 63 unchanged (nothing to write)" in r.stdout
     assert git(store.root, "rev-parse", "HEAD") == head
 
 
@@ -107,7 +114,7 @@ def test_one_commit_with_import_trailers(cli: Cli, store: Store, tmp_path: Path)
     assert "Statedump-Action: import" in body
     assert "Statedump-Source: state.md sha256:" in body
     files = git(store.root, "show", "--name-only", "--format=", "HEAD").split()
-    assert len(files) == 60  # 59 records and session.yaml
+    assert len(files) == 64  # 63 records and session.yaml
 
 
 def test_opencode_template() -> None:
@@ -130,7 +137,7 @@ def test_opencode_template() -> None:
         ("single request", 1, 172.0, "tok/s"),
         ("high concurrency", 1024, 2100.0, "tok/s"),
     ]
-    assert [t.status for t in plan.records if t.kind == "task"] == ["done", "done"]  # type: ignore[attr-defined]
+    assert [t.status for t in plan.records if t.kind == "task"] == ["done", "done"]
     (cmd,) = [r for r in plan.records if r.kind == "command"]
     assert cmd.text.startswith("python -m sglang.launch_server")  # type: ignore[attr-defined]
     assert [f.path for f in plan.records if f.kind == "file"] == [  # type: ignore[attr-defined]
@@ -174,7 +181,7 @@ def test_claude_code_nine_sections() -> None:
     assert all("Primary Request" not in (r.body or "") for r in plan.records)
     assert [r.quote for r in plan.records if r.kind == "instruction"] == kinds["instruction"]  # type: ignore[attr-defined]
     assert not [r for r in plan.records if r.kind == "command"]
-    statuses = [t.status for t in plan.records if t.kind == "task"]  # type: ignore[attr-defined]
+    statuses = [t.status for t in plan.records if t.kind == "task"]
     assert statuses == ["todo", "in-progress", "todo"]
     assert all("continue the conversation" not in (r.body or "") + r.title for r in plan.records)
 
@@ -283,7 +290,7 @@ def test_importing_the_rendering_into_its_own_session_changes_nothing(demo_copy:
     src.write_text(doc, encoding="utf-8")
     head = git(demo_copy, "rev-parse", "HEAD")
     report = apply_plan(store, read_plan("markdown", src), EXAMPLE)
-    assert (len(report.added), len(report.changed), report.unchanged) == (0, 0, 59)
+    assert (len(report.added), len(report.changed), report.unchanged) == (0, 0, 63)
     assert report.commit is None and git(demo_copy, "rev-parse", "HEAD") == head
 
 
@@ -331,3 +338,180 @@ def test_damaged_documents_never_crash_the_reader() -> None:
         plan = ImportPlan("markdown", Path("damaged.md"))
         read_markdown_text("\n".join(lines), plan)
         assert all(r.id and r.title for r in plan.records)
+
+
+def test_the_demo_rendering_imported_into_a_new_store_passes_check_and_validate(tmp_path: Path) -> None:
+    # Earlier and failed commands are in the document, so the decisions' links to them resolve.
+    example = load_example()
+    src = tmp_path / "state.md"
+    src.write_text(render_markdown(example), encoding="utf-8")
+    fresh = Store.init(tmp_path / "fresh")
+    cli = Cli(fresh.root)
+    r = cli("import", "markdown", str(src))
+    assert r.exit_code == 0, r.output
+    check = cli("check")
+    assert check.exit_code == 0, check.output
+    validate = cli("validate")
+    assert validate.exit_code == 0, validate.output
+    state = fresh.load(EXAMPLE)
+    assert {r.id for r in state.records} == {r.id for r in example.records}
+    assert cli("render").stdout == src.read_text(encoding="utf-8")
+
+
+def test_dropped_tasks_obsolete_files_and_earlier_commands_round_trip(tmp_path: Path) -> None:
+    state = SessionState(
+        Session(id="s", title="t"),
+        [
+            Task(id="t-drop", title="Try EP", status="dropped", source="msg 9", priority=2, impact="x", body="Too slow."),
+            File(id="f-old", title="old launcher", path="/opt/run_old.sh", status="obsolete", body="Gone."),
+            Command(id="c-now", title="Launch", text="vllm serve m --tp 8"),
+            Command(id="c-bad", title="First try", text="vllm serve m\n\n```\nx", status="failed", source="msg 3", body="Crashed."),
+            Command(id="c-old", title="Unit", text="[Unit]\nA=b", form="systemd", status="previous", env={"X": "1"}, purpose="p"),
+            Benchmark(id="b", title="b", status="invalid", metrics=[Metric(name="tput", value=1.0, unit="tok/s")]),
+        ],
+    )
+    doc = render_markdown(state)
+    src = tmp_path / "s.md"
+    src.write_text(doc, encoding="utf-8")
+    plan = read_plan("markdown", src)
+    assert plan.skipped == []
+    got = {r.id: r for r in plan.records}
+    assert {k: r.status for k, r in got.items()} == {r.id: r.status for r in state.records}
+    assert got["c-old"].model_dump(exclude={"at"}) == state.get("c-old").model_dump(exclude={"at"})  # type: ignore[union-attr]
+    assert got["c-bad"].text == "vllm serve m\n\n```\nx" and got["c-bad"].body == "Crashed."  # type: ignore[attr-defined]
+    session = Session(id=plan.session["id"], title=plan.session["title"])
+    assert render_markdown(SessionState(session, plan.records)) == doc
+
+
+def test_a_document_rendered_before_the_status_column_still_reads(tmp_path: Path) -> None:
+    old = "\n".join(
+        [
+            "# t",
+            "",
+            "Session `s`",
+            "",
+            "## Goal",
+            "",
+            "## Instructions",
+            "",
+            "## Discoveries",
+            "",
+            "### Benchmarks",
+            "",
+            "| Benchmark | Concurrency | Metric | Value | Unit  | Baseline | Id  |",
+            "| --------- | ----------- | ------ | ----- | ----- | -------- | --- |",
+            "| one       | 1           | tput   | 172   | tok/s | yes      | `b` |",
+            "",
+            "## Accomplished",
+            "",
+        ]
+    )
+    src = tmp_path / "old.md"
+    src.write_text(old, encoding="utf-8")
+    (bench,) = read_plan("markdown", src).records
+    assert isinstance(bench, Benchmark) and bench.status == "valid" and bench.baseline and bench.metrics[0].value == 172
+
+
+def test_an_imported_session_gets_a_start_and_becomes_the_default(cli: Cli, store: Store, tmp_path: Path) -> None:
+    # `s1` (from the fixture) has no start; the imported session starts at its earliest record.
+    src = tmp_path / "state.md"
+    src.write_text(render_markdown(load_example()), encoding="utf-8")
+    assert cli("import", "markdown", str(src), "-s", "imported").exit_code == 0
+    started = store.load_session("imported").started
+    assert started == datetime(2026, 3, 15, 12, 0, tzinfo=UTC)  # the made-up times start at the fixed clock
+    assert store.pick_session(None) == "imported"
+
+
+def test_an_imported_session_starts_at_its_earliest_checkpoint_or_record(store: Store, tmp_path: Path) -> None:
+    from statedump.ingest.plan import CheckpointMark, ImportPlan
+
+    (tmp_path / "x.md").write_text("x\n", encoding="utf-8")
+    plan = ImportPlan("markdown", tmp_path / "x.md")
+    early = datetime(2026, 1, 2, 3, 4, tzinfo=UTC)
+    plan.add(Discovery(id="d", title="d", at=datetime(2026, 2, 1, tzinfo=UTC)))
+    plan.checkpoints.append(CheckpointMark(at=early, source="c1", message="m"))
+    apply_plan(store, plan, "new")
+    assert store.load_session("new").started == early
+    # A start the file gives wins; a session that has one keeps it.
+    plan.session["started"] = datetime(2025, 1, 1, tzinfo=UTC)
+    apply_plan(store, plan, "new")
+    assert store.load_session("new").started == early
+
+
+SUMMARY = """# Handoff: vLLM on 8 GPUs
+
+## Instructions
+
+- "Never use an FP8 KV cache without calibrated scales, because unscaled FP8 silently loses accuracy on long contexts."
+- Always keep the full 262K context.
+
+## Accomplished
+
+- Deployed vLLM with tensor parallelism 8.
+
+| Config    | Concurrency | Output throughput (tok/s) | TTFT (ms) |
+| --------- | ----------- | ------------------------- | --------- |
+| baseline  | 1           | 172                       | 45        |
+| high load | 1024        | 2,100                     | 900       |
+
+## Deployment commands
+
+```bash
+VLLM_USE_V1=1 vllm serve Qwen/Qwen3-8B --tensor-parallel-size 8
+```
+
+```bash
+python -m sglang.launch_server --model-path m
+```
+"""
+
+
+def test_summary_titles_are_short_and_not_repeated(tmp_path: Path) -> None:
+    src = tmp_path / "handoff.md"
+    src.write_text(SUMMARY, encoding="utf-8")
+    plan = read_plan("markdown", src)
+    long, short = [r for r in plan.records if isinstance(r, Instruction)]
+    assert long.quote.startswith("Never use an FP8 KV cache") and long.quote.endswith("long contexts.")
+    assert long.title.endswith("…") and len(long.title) <= 80 and long.quote.startswith(long.title[:-1])
+    assert short.title == short.quote == "Always keep the full 262K context."
+    assert [c.title for c in plan.records if isinstance(c, Command)] == ["vllm serve …", "python -m sglang.launch_server …"]
+    # The rendering shows a short quote once, and reads back the same.
+    doc = render_markdown(SessionState(Session(id="s", title="t"), plan.records))
+    assert '- "Always keep the full 262K context." — standing · active · handoff.md · `' in doc
+    plan2 = read_plan_text(tmp_path, doc)
+    assert render_markdown(SessionState(Session(id="s", title="t"), plan2.records)) == doc
+
+
+def read_plan_text(tmp_path: Path, text: str):  # type: ignore[no-untyped-def]
+    src = tmp_path / "again.md"
+    src.write_text(text, encoding="utf-8")
+    return read_plan("markdown", src)
+
+
+def test_a_table_with_throughput_columns_is_benchmarks_wherever_it_is(tmp_path: Path) -> None:
+    src = tmp_path / "handoff.md"
+    src.write_text(SUMMARY, encoding="utf-8")
+    plan = read_plan("markdown", src)
+    benches = [r for r in plan.records if isinstance(r, Benchmark)]
+    assert [(b.id, b.title, b.concurrency) for b in benches] == [("bench-baseline", "baseline", 1), ("bench-high-load", "high load", 1024)]
+    assert [(m.name, m.value, m.unit) for m in benches[1].metrics] == [("output_throughput", 2100.0, "tok/s"), ("ttft", 900.0, "ms")]
+    assert not [r for r in plan.records if "(table)" in r.title]
+    assert [t.title for t in plan.records if isinstance(t, Task)] == ["Deployed vLLM with tensor parallelism 8."]
+
+
+def test_summary_ids_carry_a_hash_only_when_needed(tmp_path: Path) -> None:
+    import re
+
+    src = tmp_path / "handoff.md"
+    src.write_text(SUMMARY, encoding="utf-8")
+    plan = read_plan("markdown", src)
+    ids = [r.id for r in plan.records]
+    assert not [i for i in ids if re.search(r"-[0-9a-f]{8}$", i)], ids
+    assert ids[:3] == ["never-use-an-fp8-kv-cache-without", "always-keep-the-full-262k-context", "deployed-vllm-with-tensor-parallelism-8"]
+    assert ids[-2:] == ["cmd-vllm-serve-qwen-qwen3-8b-tensor-parallel", "cmd-python-m-sglang-launch-server-model-path"]
+    # Same slug, different record: the second gets a hash; the same record always gets the same id.
+    first = plan.readable_id("", "Always keep the full 262K context", key="other")
+    assert first != "always-keep-the-full-262k-context" and re.search(r"-[0-9a-f]{8}$", first)
+    assert plan.readable_id("", "Always keep the full 262K context", key="other") == first
+    # Re-reading gives the same ids.
+    assert [r.id for r in read_plan("markdown", src).records] == ids

@@ -93,3 +93,70 @@ def test_terminal_format_draws_the_headings() -> None:
     for name in ("Goal", "Instructions", "Discoveries", "Accomplished"):
         assert name in out
     assert "flashinfer_cutlass" in out
+
+
+def test_benchmark_table_shows_each_benchmarks_status() -> None:
+    text = render_markdown(load_example())
+    table = text.split("### Benchmarks\n\n")[1].split("\n\n")[0].splitlines()
+    assert [c.strip() for c in table[0].strip("|").split("|")][-2:] == ["Status", "Id"]
+    assert all(" stale " in row for row in table[2:]) and len(table) == 5
+
+
+def _hidden_statuses_state() -> SessionState:
+    from statedump.models import Command, File, Task
+
+    return SessionState(
+        Session(id="s", title="t"),
+        [
+            Task(id="t-drop", title="Try *EP* on PCIe", status="dropped", source="msg 9", body="Too slow."),
+            Task(id="t-done", title="Ship it", status="done"),
+            File(id="f-old", title="old launcher", path="/opt/run_old.sh", status="obsolete"),
+            File(id="f-new", title="launcher", path="/opt/run.sh"),
+            Command(id="c-now", title="Launch", text="vllm serve m --tp 8"),
+            Command(id="c-bad", title="First # try", text="vllm serve m\n\n```\nx", status="failed", source="msg 3", body="Crashed."),
+            Command(id="c-old", title="Unit", text="[Unit]\nA=b", form="systemd", status="previous", env={"X": "1"}, last_known_good=True),
+        ],
+    )
+
+
+def test_dropped_tasks_obsolete_files_and_earlier_commands_are_shown() -> None:
+    state = _hidden_statuses_state()
+    text = render_markdown(state)
+    assert mdformat.text(text, extensions={"tables"}) == text
+    accomplished = text.split("## Accomplished\n")[1].split("\n## ")[0]
+    assert "### Dropped\n\n- **Try \\*EP\\* on PCIe** — dropped · msg 9 · `t-drop`" in accomplished
+    files = text.split("## Relevant files / directories\n")[1].split("\n## ")[0]
+    assert files.index("`f-new`") < files.index("`/opt/run_old.sh` — old launcher — obsolete · `f-old`")
+    commands = text.split("## Deployment commands\n")[1].split("\n## ")[0]
+    current, earlier = commands.split("\n### Earlier and failed commands\n")
+    assert "`c-now`" in current and "`c-bad`" not in current
+    assert "#### First # try\n\nshell · failed · `c-bad` · msg 3\n\n````bash\nvllm serve m\n\n```\nx\n````\n\nCrashed." in earlier
+    assert "#### Unit\n\nsystemd · previous · `c-old` · last known good\n\n```bash\nexport X=1\n```\n\n```ini\n[Unit]\nA=b\n```" in earlier
+    # Order of the spine is unchanged.
+    positions = [text.index(f"\n## {name}\n") for name in SECTIONS]
+    assert positions == sorted(positions)
+
+
+def test_earlier_commands_alone_still_say_there_is_no_current_command() -> None:
+    from statedump.models import Command
+
+    state = SessionState(Session(id="s", title="t"), [Command(id="c", title="x", text="ls", status="previous")])
+    commands = render_markdown(state).split("## Deployment commands\n\n")[1].split("\n## ")[0]
+    assert commands.startswith("_No current commands recorded._\n\n### Earlier and failed commands\n\n#### x\n")
+
+
+def test_an_instruction_title_that_repeats_the_quote_is_not_repeated() -> None:
+    state = SessionState(
+        Session(id="s", title="t"),
+        [
+            Instruction(id="same", title="Never use  FP8 KV", quote="Never use FP8 KV", standing=True),
+            Instruction(id="other", title="No FP8", quote="Never use FP8 KV"),
+            Instruction(id="tricky", title='a" — b', quote='a" — b'),
+        ],
+    )
+    text = render_markdown(state)
+    assert '- "Never use FP8 KV" — standing · active · `same`' in text
+    assert '- "Never use FP8 KV" — No FP8 — one-off · active · `other`' in text
+    # A quote holding `" — ` keeps its title, so the reader can tell where the quote ends.
+    assert '- "a" — b" — a" — b — one-off · active · `tricky`' in text
+    assert mdformat.text(text, extensions={"tables"}) == text

@@ -113,8 +113,17 @@ def _choose_session(store: Store, plan: ImportPlan, requested: str | None) -> tu
     return sid, True
 
 
-def _session_after(current: Session | None, sid: str, plan: ImportPlan, title: str | None, empty: bool) -> Session:
+def _earliest(plan: ImportPlan, base: datetime) -> datetime:
+    """When the imported work began: the earliest record or checkpoint time, else the import's own time."""
+    times = [r.at for r in plan.records if r.at is not None] + [c.at for c in plan.checkpoints if c.at is not None]
+    return min(times, default=base)
+
+
+def _session_after(current: Session | None, sid: str, plan: ImportPlan, title: str | None, empty: bool, base: datetime) -> Session:
     facts = {k: v for k, v in plan.session.items() if k in SESSION_FACTS and v not in (None, "")}
+    if "started" not in facts and (current is None or current.started is None):
+        # Without a start the session never becomes the store's default (the most recently started).
+        facts["started"] = _earliest(plan, base)
     if "title" in facts:
         facts["title"] = " ".join(str(facts["title"]).split())[:300]
     if current is None:
@@ -205,7 +214,7 @@ def apply_plan(
         missing = sorted({t for _, t in record.link_pairs() if t not in known})
         if missing:
             report.notes.append(f"{record.kind}/{record.id} links to records not in the file or the session: {', '.join(missing)}")
-    meta = _session_after(current, sid, plan, session_title, not existing)
+    meta = _session_after(current, sid, plan, session_title, not existing, base)
     if current is None or meta != current:
         report.session_changed = True
         files[store.session_dir(sid) / SESSION_FILE] = codec.dump_session(meta).encode()

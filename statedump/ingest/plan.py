@@ -54,6 +54,27 @@ class ImportPlan:
     """Record id -> fields the reader made up (a compat cell's title, which a state document
     does not show): an import never overwrites them in a record the session already has."""
     _ids: dict[str, int] = field(default_factory=dict, repr=False)
+    _keys: dict[str, str] = field(default_factory=dict, repr=False)
+    """Id -> the identity it was given for (see `readable_id`)."""
+
+    def readable_id(self, prefix: str, text: str, key: str, limit: int = 40) -> str:
+        """`prefix-slug-of-text`, with a hash suffix only when another record of this plan
+        already holds that slug: the same `key` always gets the same id, so a later dump
+        of the same record still replaces it."""
+        slug = re.sub(r"[^a-z0-9]+", "-", redact_text(text).lower()).strip("-") or "record"
+        if len(slug) > limit:
+            # Cut at a word boundary when one is near, not in the middle of a word.
+            cut = slug[: limit + 1].rfind("-")
+            slug = slug[:cut] if cut > limit // 2 else slug[:limit].rstrip("-")
+        plain = re.sub(r"-{2,}", "-", f"{prefix}-{slug}" if prefix else slug).strip("-")
+        if id_problem(plain) is not None:
+            return stable_id(prefix, text, key=key, limit=limit)
+        for candidate in (plain, stable_id(prefix, text, key=key, limit=limit)):
+            if candidate in self._ids and candidate not in self._keys:
+                continue  # a record another reader named
+            if self._keys.setdefault(candidate, key) == key:
+                return candidate
+        return f"r-{short_hash(key, length=16)}"
 
     def add(self, record: RecordBase, guessed: set[str] | None = None) -> RecordBase:
         """Add a record; a later record with the same id replaces the earlier one (a newer dump wins)."""

@@ -37,7 +37,8 @@ from statedump.models import (
 )
 
 _SESSION_LABELS = ("model", "hardware", "agent", "repo", "branch")
-_TASK_GROUPS = {"Done": "done", "In progress": "in-progress", "Blocked": "blocked"}
+_TASK_GROUPS = {"Done": "done", "In progress": "in-progress", "Blocked": "blocked", "Dropped": "dropped"}
+_EARLIER = "Earlier and failed commands"
 
 
 def looks_like_statedump(text: str) -> bool:
@@ -168,8 +169,15 @@ class _Reader:
                 parts = self.tail(segments(kids[0]) if kids else [], Instruction.STATUSES, one_of("standing", "one-off"))
                 if parts is None or not parts["head"].startswith('"'):
                     continue
-                cut = parts["head"].rfind('"' + SEP)
-                quote, title = parts["head"][1:cut], parts["head"][cut + 1 + len(SEP) :]
+                head = parts["head"]
+                cut = head.rfind('"' + SEP)
+                if cut > 0:
+                    quote, title = head[1:cut], head[cut + 1 + len(SEP) :]
+                elif len(head) > 1 and head.endswith('"'):
+                    # The renderer leaves out a title that only repeats the quote.
+                    quote = title = head[1:-1]
+                else:
+                    continue
             standing = parts["extras"][0] == "standing"
             self.make(
                 Instruction,
@@ -227,12 +235,24 @@ class _Reader:
         first: dict[str, SyntaxTreeNode] = {}
         for node, row in rows(sec.blocks):
             if len(row) == 7:
-                groups.setdefault(row[6], []).append(row)
-                first.setdefault(row[6], node)
+                # Documents rendered before the Status column: the status is not shown.
+                row = [*row[:6], "", row[6]]
+            if len(row) == 8:
+                groups.setdefault(row[7], []).append(row)
+                first.setdefault(row[7], node)
         for rid, group in groups.items():
-            title, conc, _, _, _, base, _ = group[0]
+            title, conc, _, _, _, base, status, _ = group[0]
             metrics = [{"name": r[2], "value": number(r[3]), "unit": r[4]} for r in group if r[2]]
-            self.make(Benchmark, first[rid], id=rid, title=title, concurrency=conc or None, metrics=metrics, baseline=base == "yes")
+            self.make(
+                Benchmark,
+                first[rid],
+                id=rid,
+                title=title,
+                status=status or None,
+                concurrency=conc or None,
+                metrics=metrics,
+                baseline=base == "yes",
+            )
 
     def decisions(self, sec: Section) -> None:
         for dec in sec.children:
@@ -287,46 +307,58 @@ class _Reader:
 
     def commands(self, sec: Section) -> None:
         for cmd in sec.children:
-            blocks = list(cmd.blocks)
-            if not blocks or blocks[0].type != "paragraph":
-                continue
-            segs = segments(blocks[0])
-            if len(segs) < 2 or segs[1][0] != "code":
-                continue
-            form = segs[0][1].removesuffix(DOT)
-            rest_text = "".join(v for _, v in segs[2:])
-            good = rest_text.startswith(DOT + "last known good")
-            if good:
-                rest_text = rest_text[len(DOT + "last known good") :]
-            source = rest_text.removeprefix(DOT) or None
+            if cmd.title == _EARLIER and cmd.children and not (cmd.blocks and cmd.blocks[0].type == "paragraph"):
+                # Earlier and failed commands: one `####` section each, written like a current one.
+                for old in cmd.children:
+                    self.command(old, ("previous", "failed"))
+            else:
+                self.command(cmd, ("current",))
+
+    def command(self, cmd: Section, statuses: tuple[str, ...]) -> None:
+        """One command section: `form [· status] · `id` [· last known good] [· source]`, purpose, env, text, body."""
+        blocks = list(cmd.blocks)
+        if not blocks or blocks[0].type != "paragraph":
+            return
+        segs = segments(blocks[0])
+        if len(segs) < 2 or segs[1][0] != "code":
+            return
+        form, _, status = segs[0][1].removesuffix(DOT).partition(DOT)
+        status = status or "current"
+        if status not in statuses:
+            return
+        rest_text = "".join(v for _, v in segs[2:])
+        good = rest_text.startswith(DOT + "last known good")
+        if good:
+            rest_text = rest_text[len(DOT + "last known good") :]
+        source = rest_text.removeprefix(DOT) or None
+        blocks = blocks[1:]
+        purpose = None
+        if blocks and blocks[0].type == "paragraph":
+            purpose = plain(blocks[0])
             blocks = blocks[1:]
-            purpose = None
-            if blocks and blocks[0].type == "paragraph":
-                purpose = plain(blocks[0])
-                blocks = blocks[1:]
-            env: dict[str, str] = {}
-            if len(blocks) >= 2 and blocks[0].type == blocks[1].type == "fence" and is_env(blocks[0].content):
-                pairs = (line.removeprefix("export ").partition("=") for line in blocks[0].content.rstrip("\n").split("\n"))
-                env = {k: v for k, _, v in pairs}
-                blocks = blocks[1:]
-            if not blocks or blocks[0].type != "fence":
-                continue
-            text = blocks[0].content.removesuffix("\n")
-            body = lines_of(self.lines, blocks[1:]) or None
-            self.make(
-                Command,
-                cmd.heading,
-                id=segs[1][1],
-                title=cmd.title,
-                form=form,
-                status="current",
-                source=source,
-                purpose=purpose,
-                env=env,
-                text=text,
-                last_known_good=good,
-                body=body,
-            )
+        env: dict[str, str] = {}
+        if len(blocks) >= 2 and blocks[0].type == blocks[1].type == "fence" and is_env(blocks[0].content):
+            pairs = (line.removeprefix("export ").partition("=") for line in blocks[0].content.rstrip("\n").split("\n"))
+            env = {k: v for k, _, v in pairs}
+            blocks = blocks[1:]
+        if not blocks or blocks[0].type != "fence":
+            return
+        text = blocks[0].content.removesuffix("\n")
+        body = lines_of(self.lines, blocks[1:]) or None
+        self.make(
+            Command,
+            cmd.heading,
+            id=segs[1][1],
+            title=cmd.title,
+            form=form,
+            status=status,
+            source=source,
+            purpose=purpose,
+            env=env,
+            text=text,
+            last_known_good=good,
+            body=body,
+        )
 
     def files(self, sec: Section) -> None:
         for item in items(sec.blocks):

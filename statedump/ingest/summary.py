@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from statedump.clock import now
 from statedump.ingest.mdtokens import item_text, lines_of, parse, plain, segments
-from statedump.ingest.plan import ImportPlan, one_line, stable_id
+from statedump.ingest.plan import ImportPlan, one_line
 from statedump.models import (
     Benchmark,
     Command,
@@ -60,6 +60,8 @@ _SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "ini", "systemd", "
 _PREAMBLE_END = ("Summary:\n", "The conversation is summarized below:\n")
 _CODEX_PREFIX = "use the information in this summary to assist with your own analysis:"
 _LABEL = re.compile(r"^\s*(?:\d+[.)]\s*)?([A-Z][A-Za-z0-9 /&,'()-]{1,60}?)\s*:\s*(.*)$", re.S)
+_BENCH_COLUMN = re.compile(r"tok(?:en)?s?/s|req(?:uest)?s?/s|\bms\b|ttft|tpot|\bitl\b|concurrency|throughput|latency")
+_TITLE_WORDS = 80
 _URL = re.compile(r"https?://[^\s)>\]]+")
 _PATH = re.compile(r"(?:~|\.{0,2})?/?[\w.-]+(?:/[\w.*-]+)+/?|[\w-]+\.(?:py|md|json|yaml|yml|toml|sh|service|ts|js|rs|go|txt|cfg|ini)\b")
 
@@ -120,7 +122,7 @@ class _Builder:
         data.setdefault("source", self.source)
         data["title"] = one_line(str(data.get("title", "")), 200)
         if "id" not in data:
-            data["id"] = stable_id("", data["title"], key=f"{cls.KIND}\x00{data['title']}")
+            data["id"] = self.plan.readable_id("", data["title"], key=f"{cls.KIND}\x00{data['title']}")
         self.count += 1
         try:
             return self.plan.add(cls.model_validate(data))
@@ -195,7 +197,9 @@ class _Builder:
         if kind == "instruction":
             quote = headline.strip().strip('"“”')
             standing = bool(re.search(r"\b(always|never|must|do not|don't|keep|only)\b", quote, re.I))
-            self.add(Instruction, node, title=quote, quote=full.strip().strip('"“”') or quote, standing=standing)
+            words = full.strip().strip('"“”') or quote
+            # The quote is the record; a short one is its own title (the document shows it once).
+            self.add(Instruction, node, title=short_title(quote), quote=words, standing=standing)
         elif kind == "decision":
             self.add(Decision, node, title=headline, choice=one_line(headline, 300), status="accepted", body=body)
         elif kind == "task":
@@ -245,8 +249,9 @@ class _Builder:
             self.add(Discovery, node, title=f"{section}: {lang or 'code'} block", body=self.text([node]), status="confirmed")
             return
         form = "systemd" if lang in ("ini", "systemd") or "[Service]" in text else "shell"
-        first = one_line(text, 120)
-        self.add(Command, node, title=f"{section}: {first}", text=text, form=form, id=stable_id("cmd", first, key=text))
+        words = " ".join(command_words(text)) or one_line(text, 120)
+        title = command_title(text, form)
+        self.add(Command, node, title=title, text=text, form=form, id=self.plan.readable_id("cmd", words, key=text))
 
     def table(self, mode: str, node: SyntaxTreeNode, section: str) -> None:
         header: list[str] = []
@@ -261,7 +266,8 @@ class _Builder:
         if mode == "compat":
             for row in rows:
                 self.compat_row(header, row, section, node)
-        elif mode == "benchmark":
+        elif mode == "benchmark" or any(_BENCH_COLUMN.search(h) for h in header[1:]):
+            # Throughput or latency columns make a table benchmarks whatever section holds it.
             for row in rows:
                 self.bench_row(header, row, node)
         else:
@@ -315,7 +321,47 @@ class _Builder:
             name = re.sub(r"\s*\([^)]*\)", "", h).strip().replace(" ", "_") or f"column_{i}"
             metrics.append(Metric(name=name, value=value, unit=(unit.group(1) if unit else number.group(2)) or "value"))
         title = row[0] if row else "benchmark"
-        self.add(Benchmark, node, title=title, concurrency=concurrency, metrics=metrics, id=stable_id("bench", title, key="\x00".join(row)))
+        rid = self.plan.readable_id("bench", title, key="\x00".join(row))
+        self.add(Benchmark, node, title=title, concurrency=concurrency, metrics=metrics, id=rid)
+
+
+def short_title(text: str, limit: int = _TITLE_WORDS) -> str:
+    """A title for a quote: the quote itself when it fits, else its first words and `…`."""
+    line = " ".join(text.split())
+    if len(line) <= limit:
+        return line
+    cut = line[: limit - 1]
+    if " " in cut:
+        cut = cut[: cut.rfind(" ")]
+    return cut.rstrip(" ,;:.-—") + "…"
+
+
+def command_words(text: str) -> list[str]:
+    """The words of a command's first line (continuations joined), its leading `VAR=value`
+    settings and `sudo` / `env` taken off: they say nothing about what runs."""
+    words = one_line(re.sub(r"\\\n", " ", text), 400).split()
+    while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=\S*|sudo|env|\\", words[0]):
+        words.pop(0)
+    return words
+
+
+def command_title(text: str, form: str) -> str:
+    """A command's first words (`vllm serve …`), or a unit's description: what a reader scans for."""
+    if form == "systemd":
+        desc = re.search(r"^\s*Description\s*=\s*(.+)$", text, re.M)
+        return short_title(f"systemd unit: {desc.group(1)}" if desc else "systemd unit")
+    words = command_words(text)
+    kept: list[str] = []
+    for n, word in enumerate(words):
+        # Stop at the first flag, path, model name or URL; `python -m module` keeps its module.
+        after_m = n > 0 and words[n - 1] == "-m"
+        if len(kept) >= 3 or (not after_m and word != "-m" and (word.startswith("-") or re.search(r"[/:=~*$\\]", word))):
+            break
+        kept.append(word)
+    if not kept:
+        return short_title(one_line(text, 200))
+    head = " ".join(kept)
+    return short_title(head if len(kept) == len(words) else head + " …")
 
 
 def _units(root: SyntaxTreeNode, plan: ImportPlan) -> list[_Unit]:

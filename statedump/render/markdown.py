@@ -97,9 +97,16 @@ def _instructions(state: SessionState) -> str:
             # The user's words are plain text, not Markdown: each line is escaped.
             head = "\n".join(f"> {inline(line, start=True)}".rstrip() for line in quote.split("\n"))
             items.append(head + "\n\n" + inline(ins.title, start=True, after=" ") + _tail(ins, kind))
+        elif _same_words(ins.title, quote) and '" — ' not in " ".join(quote.split()):
+            # A title that only repeats the quote is left out; the reader takes the quote for it.
+            items.append(f'"{inline(quote, before=chr(34), after=chr(34))}"{_tail(ins, kind)}')
         else:
             items.append(f'"{inline(quote, before=chr(34), after=chr(34))}" — {mid(ins.title)}{_tail(ins, kind)}')
     return bullets(items) if items else "_No instructions recorded._"
+
+
+def _same_words(a: str, b: str) -> bool:
+    return a.split() == b.split()
 
 
 def _findings(state: SessionState) -> list[str]:
@@ -120,15 +127,15 @@ def _compat(rows: list[Compat]) -> str:
 
 
 def _benchmarks(rows: list[Benchmark]) -> str:
-    header = ["Benchmark", "Concurrency", "Metric", "Value", "Unit", "Baseline", "Id"]
+    header = ["Benchmark", "Concurrency", "Metric", "Value", "Unit", "Baseline", "Status", "Id"]
     body = []
     for b in rows:
         conc = str(b.concurrency) if b.concurrency else ""
         base = "yes" if b.baseline else ""
         for m in b.metrics or []:
-            body.append([cell(b.title), conc, cell(m.name), _number(m.value), cell(m.unit), base, code(b.id)])
+            body.append([cell(b.title), conc, cell(m.name), _number(m.value), cell(m.unit), base, b.status, code(b.id)])
         if not b.metrics:
-            body.append([cell(b.title), conc, "", "", "", base, code(b.id)])
+            body.append([cell(b.title), conc, "", "", "", base, b.status, code(b.id)])
     return "### Benchmarks\n\n" + table(header, body)
 
 
@@ -199,7 +206,7 @@ def _task_item(t: Task) -> str:
 
 
 def _accomplished(state: SessionState) -> str:
-    groups = [("done", "Done"), ("in-progress", "In progress"), ("blocked", "Blocked")]
+    groups = [("done", "Done"), ("in-progress", "In progress"), ("blocked", "Blocked"), ("dropped", "Dropped")]
     parts = []
     for status, label in groups:
         tasks = [t for t in state.of_kind(Task) if t.status == status]
@@ -219,27 +226,38 @@ def _next(state: SessionState) -> str:
     return bullets([_task_item(t) for t in tasks]) if tasks else "_No next steps recorded._"
 
 
+EARLIER = "Earlier and failed commands"
+
+
+def _command(c: Command, level: str) -> str:
+    good = " · last known good" if c.last_known_good else ""
+    # Current commands say nothing of their status; earlier and failed ones name it after the form.
+    status = f" · {c.status}" if c.status != "current" else ""
+    lines = [f"{level} {inline(c.title)}", "", f"{c.form}{status} · {code(c.id)}{good}" + (f" · {end(c.source)}" if c.source else "")]
+    if c.purpose:
+        lines += ["", inline(c.purpose, start=True)]
+    if c.env:
+        lines += ["", fenced("\n".join(f"export {k}={v}" for k, v in c.env.items()), "bash")]
+    lines += ["", fenced(c.text, "ini" if c.form == "systemd" else "bash")]
+    if c.body:
+        lines += ["", paragraphs(c.body)]
+    return "\n".join(lines)
+
+
 def _commands(state: SessionState) -> str:
     cmds = [c for c in state.of_kind(Command) if c.status == "current"]
-    if not cmds:
-        return "_No current commands recorded._"
-    parts = []
-    for c in cmds:
-        good = " · last known good" if c.last_known_good else ""
-        lines = [f"### {inline(c.title)}", "", f"{c.form} · {code(c.id)}{good}" + (f" · {end(c.source)}" if c.source else "")]
-        if c.purpose:
-            lines += ["", inline(c.purpose, start=True)]
-        if c.env:
-            lines += ["", fenced("\n".join(f"export {k}={v}" for k, v in c.env.items()), "bash")]
-        lines += ["", fenced(c.text, "ini" if c.form == "systemd" else "bash")]
-        if c.body:
-            lines += ["", paragraphs(c.body)]
-        parts.append("\n".join(lines))
+    earlier = [c for c in state.of_kind(Command) if c.status != "current"]
+    parts = [_command(c, "###") for c in cmds] or ["_No current commands recorded._"]
+    if earlier:
+        # History, not instructions: what ran before and what failed, verbatim, oldest first.
+        parts.append(f"### {EARLIER}\n\n" + "\n\n".join(_command(c, "####") for c in earlier))
     return "\n\n".join(parts)
 
 
 def _files(state: SessionState) -> str:
-    items = [_item(f"{code(f.path)} — {mid(f.title)}", f) for f in state.of_kind(File) if f.status == "relevant"]
+    # Obsolete files come last, marked by their status, so that links to them still resolve.
+    files = sorted(state.of_kind(File), key=lambda f: f.status == "obsolete")
+    items = [_item(f"{code(f.path)} — {mid(f.title)}", f) for f in files]
     return bullets(items) if items else "_No files recorded._"
 
 
