@@ -163,11 +163,9 @@ def _row(case: str, measure: str, figure: float, baseline: float, baseline_measu
 
 def start(ctx: Context) -> list[Row]:
     """`statedump --help` and `statedump render` of the example session, each <= 3x `import yaml, pydantic`."""
-    demo = ctx.workdir / "demo"
+    demo = ctx.workdir / "example"
     if not demo.exists():
-        from statedump.demo import build_demo
-
-        build_demo(demo)
+        generate.example_store(demo)
     base = [PY, "-c", "import yaml, pydantic"]
     help_t, render_t, import_t = ctx.alternate(
         lambda: ctx.run([*SD, "--help"]), lambda: ctx.run([*SD, "render", "--store", str(demo)]), lambda: ctx.run(base)

@@ -27,7 +27,7 @@ from typing import Any
 
 from statedump import codec
 from statedump.models import KINDS, RecordBase, Session
-from statedump.store import SESSION_FILE, SESSIONS, Store, commit_message
+from statedump.store import SESSIONS, Store, commit_message
 
 SESSION = "bench"
 START = datetime(2026, 3, 1, 8, 0, tzinfo=UTC)
@@ -277,8 +277,20 @@ def build_store(root: Path, count: int, seed: int = 7, kinds: dict[str, int] | N
     return Built(root, SESSION, ids, count + 2)
 
 
-def session_yaml(root: Path) -> Path:
-    return root / SESSIONS / SESSION / SESSION_FILE
+def example_store(root: Path) -> Path:
+    """A store holding the example session's files in one commit (what `statedump render` reads of the demo, built in a second)."""
+    import shutil
+
+    from statedump.demo import example_dir
+
+    Store.init(root)
+    source = example_dir()
+    shutil.copytree(source, root / SESSIONS / source.name)
+    _git(root, "add", "--", SESSIONS)
+    # The generator's own identity unless the environment names one, as for the fast-imported commits.
+    ident = ["-c", "user.name=statedump", "-c", "user.email=statedump@localhost"]
+    _git(root, *ident, "commit", "--quiet", "-m", f"session: new {source.name}", "--", SESSIONS)
+    return root
 
 
 def transcript(path: Path, megabytes: float, seed: int = 11) -> int:
