@@ -39,7 +39,8 @@ def build_demo(directory: Path) -> tuple[Store, str, list[str]]:
     if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
         raise StatedumpError("the directory is not empty", where=directory, hint="name a new or empty directory")
     state = load_example()
-    store = Store.init(directory)
+    # Dated like the rest of the replay, so the same example gives the same commits.
+    store = Store.init(directory, when=state.session.started)
     sid = state.session.id
     store.create_session(state.session, when=state.session.started)
     checkpoints = sorted(state.session.checkpoints, key=lambda c: c.at)

@@ -103,7 +103,7 @@ class Store:
         return cls(top)
 
     @classmethod
-    def init(cls, path: Path) -> Store:
+    def init(cls, path: Path, when: datetime | None = None) -> Store:
         """Create a store at `path` (a new or existing git work tree); refuses an existing store."""
         path = path.resolve()
         if (path / SESSIONS).is_dir():
@@ -116,7 +116,7 @@ class Store:
         keep = path / SESSIONS / ".gitkeep"
         _atomic_write(keep, b"")
         paths = [str(p.relative_to(path)) for p in [*written, keep]]
-        git.commit(paths, "statedump: init store\n\nStatedump-Action: init\n", fixed())
+        git.commit(paths, "statedump: init store\n\nStatedump-Action: init\n", when or fixed())
         return cls(path)
 
     # -- paths --------------------------------------------------------------
