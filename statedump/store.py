@@ -205,6 +205,11 @@ class Store:
     def load(self, session: str, rev: str | None = None) -> SessionState:
         """The session and all its records, from the working tree or as of `rev`."""
         meta = self.load_session(session, rev)
+        if rev is None:
+            # The working tree is read through the parse cache: a big session re-parses only what changed.
+            from statedump.parsecache import load_records
+
+            return SessionState(meta, load_records(self.root, meta.id))
         return SessionState(meta, self.parse_files(self.record_files(session, rev)))
 
     def get(self, session: str, record_id: str) -> RecordBase:
