@@ -101,11 +101,36 @@ def record_glob(session: str, record_id: str) -> str:
     return f"{SESSIONS}/{check_id(session, 'session')}/*/{check_id(record_id)}.yaml"
 
 
+def record_path(session: str, kind: str, record_id: str) -> str:
+    """The repository path of a record's file in one kind folder."""
+    return f"{SESSIONS}/{check_id(session, 'session')}/{kind}/{check_id(record_id)}.yaml"
+
+
+def _born_here(rows: list[tuple[Commit, tuple[str, ...]]], record: str) -> bool:
+    """True when the commits of one literal path are the record's whole history: statedump
+    added it there and every later commit on that path names it in that kind. A kind change
+    (its commit names the new kind, or is a move into this folder rather than an `add`), an
+    import or a commit made by hand fails the test, and the caller asks git the slow way."""
+    if not rows or rows[-1][0].trailers.get("Statedump-Action") != "add":
+        return False
+    return all(c.trailers.get("Statedump-Record") == record for c, _ in rows)
+
+
 def record_log(store: Store, session: str, record_id: str, *, since: str | None = None) -> list[Entry]:
-    """Every commit that changed the record, newest first (one git call).
+    """Every commit that changed the record, in any kind folder, newest first.
 
     `since` (a sha) keeps only the commits after it. Unknown ids give an empty list.
     """
+    if since is None:
+        # A wildcard pathspec makes git open every kind folder of every commit (ten times
+        # the work of one literal path in a long history), and most records never change
+        # kind: ask for the literal path of the kind the record is in now, and fall back
+        # to the wildcard only when that history does not start with the record's `add`.
+        kinds = [k for k in KINDS if store.record_path(session, k, record_id).is_file()]
+        if len(kinds) == 1:
+            rows = store.git.log([record_path(session, kinds[0], record_id)])
+            if _born_here(rows, f"{kinds[0]}/{record_id}"):
+                return [_entry(c, p, session) for c, p in rows]
     return [_entry(c, p, session) for c, p in store.git.log([record_glob(session, record_id)], since=since)]
 
 
