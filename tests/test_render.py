@@ -160,3 +160,20 @@ def test_an_instruction_title_that_repeats_the_quote_is_not_repeated() -> None:
     # A quote holding `" — ` keeps its title, so the reader can tell where the quote ends.
     assert '- "a" — b" — a" — b — one-off · active · `tricky`' in text
     assert mdformat.text(text, extensions={"tables"}) == text
+
+
+def test_a_title_ending_in_hash_stays_a_title() -> None:
+    # `### x #` would end the heading with a closing sequence and lose the `#`.
+    from statedump.models import Command, Decision
+
+    state = SessionState(
+        Session(id="s", title="C#"),
+        [
+            Command(id="c", title="#", text="ls"),
+            Command(id="p", title="run #2 #", text="ls", status="failed"),
+            Decision(id="d", title="a #", choice="x"),
+        ],
+    )
+    text = render_markdown(state)
+    assert text.startswith("# C\\#\n") and "\n### \\#\n" in text and "\n#### run #2 \\#\n" in text and "\n#### a \\#\n" in text
+    assert mdformat.text(text, extensions={"tables"}) == text

@@ -79,15 +79,20 @@ def decision_facts(facts: SyntaxTreeNode) -> dict[str, Any]:
         segs = segments(item.children[0]) if item.children else []
         text = "".join(v for _, v in segs)
         label, _, value = text.partition(": ")
+        if not _ and text.endswith(":"):
+            label = text[:-1]  # `Choice: ` lost its trailing space: the value was blank
         if label == "Question":
             data["question"] = value
         elif label == "Choice":
-            data["choice"] = value
+            # A blank choice is still a choice (the field is required); a space keeps the document the same.
+            data["choice"] = value or " "
         elif label == "Rationale":
             data["rationale"] = value
         elif label == "Rejected":
             option, _, why = value.partition(SEP)
-            data["alternatives"].append({"option": option, "why_not": why})
+            if not _ and value.endswith(SEP.rstrip()):
+                option = value[: -len(SEP.rstrip())]  # a blank reason: the line lost its trailing space
+            data["alternatives"].append({"option": option, "why_not": why or " "})
         elif label == "Trade-off":
             data["tradeoffs"].append(tradeoff(value))
         elif label == "Enforces" and len(segs) > 2 and segs[2] == ("text", " on "):

@@ -172,7 +172,8 @@ class _Reader:
                 head = parts["head"]
                 cut = head.rfind('"' + SEP)
                 if cut > 0:
-                    quote, title = head[1:cut], head[cut + 1 + len(SEP) :]
+                    # A blank quote shows as `""`; a space keeps the record valid and the document the same.
+                    quote, title = head[1:cut] or " ", head[cut + 1 + len(SEP) :]
                 elif len(head) > 1 and head.endswith('"'):
                     # The renderer leaves out a title that only repeats the quote.
                     quote = title = head[1:-1]
@@ -343,7 +344,8 @@ class _Reader:
             blocks = blocks[1:]
         if not blocks or blocks[0].type != "fence":
             return
-        text = blocks[0].content.removesuffix("\n")
+        # An empty block was a blank text (the field is required): a line break renders the same.
+        text = blocks[0].content.removesuffix("\n") or "\n"
         body = lines_of(self.lines, blocks[1:]) or None
         self.make(
             Command,

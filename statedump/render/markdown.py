@@ -26,7 +26,7 @@ from statedump.models import (
     Task,
 )
 from statedump.models.state import SessionState
-from statedump.render.markup import bullets, cell, code, end, fenced, inline, link, mid, paragraphs, table
+from statedump.render.markup import bullets, cell, code, end, fenced, inline, link, mid, paragraphs, table, visible
 
 SPINE = ("Goal", "Instructions", "Discoveries", "Accomplished")
 SECTIONS = (*SPINE, "Next steps", "Deployment commands", "Relevant files / directories", "References")
@@ -56,9 +56,15 @@ def _number(value: float) -> str:
     return f"{value:g}"
 
 
+def heading(text: str) -> str:
+    """Text for an ATX heading: a `#` at its end would be read as a closing sequence, so it is escaped."""
+    escaped = inline(text)
+    return escaped[:-1] + "\\#" if escaped.endswith("#") else escaped
+
+
 def _header(state: SessionState) -> str:
     s = state.session
-    lines = [f"# {inline(s.title)}", ""]
+    lines = [f"# {heading(s.title)}", ""]
     facts = [f"Session {code(s.id)}"]
     values = [
         (label, v)
@@ -106,7 +112,8 @@ def _instructions(state: SessionState) -> str:
 
 
 def _same_words(a: str, b: str) -> bool:
-    return a.split() == b.split()
+    # Compared as the document shows them: control characters as symbols, white space joined.
+    return visible(a).split() == visible(b).split()
 
 
 def _findings(state: SessionState) -> list[str]:
@@ -154,7 +161,7 @@ def _enforcements(d: Decision) -> list[str]:
 
 
 def _decision(d: Decision) -> str:
-    lines = [f"#### {inline(d.title)}", "", f"{d.status} · {code(d.id)}" + (f" · {end(d.source)}" if d.source else ""), ""]
+    lines = [f"#### {heading(d.title)}", "", f"{d.status} · {code(d.id)}" + (f" · {end(d.source)}" if d.source else ""), ""]
     facts = []
     if d.question:
         facts.append(f"Question: {end(d.question)}")
@@ -233,7 +240,7 @@ def _command(c: Command, level: str) -> str:
     good = " · last known good" if c.last_known_good else ""
     # Current commands say nothing of their status; earlier and failed ones name it after the form.
     status = f" · {c.status}" if c.status != "current" else ""
-    lines = [f"{level} {inline(c.title)}", "", f"{c.form}{status} · {code(c.id)}{good}" + (f" · {end(c.source)}" if c.source else "")]
+    lines = [f"{level} {heading(c.title)}", "", f"{c.form}{status} · {code(c.id)}{good}" + (f" · {end(c.source)}" if c.source else "")]
     if c.purpose:
         lines += ["", inline(c.purpose, start=True)]
     if c.env:
