@@ -515,3 +515,22 @@ def test_summary_ids_carry_a_hash_only_when_needed(tmp_path: Path) -> None:
     assert plan.readable_id("", "Always keep the full 262K context", key="other") == first
     # Re-reading gives the same ids.
     assert [r.id for r in read_plan("markdown", src).records] == ids
+
+
+def test_benchmark_tables_in_unknown_sections_and_command_bullets(tmp_path: Path) -> None:
+    src = tmp_path / "notes.md"
+    src.write_text(
+        "## Hardware notes\n\nPCIe only.\n\n| Run | req/s | p50 latency (ms) |\n| --- | --- | --- |\n| c64 | 12.5 | 310 |\n\n"
+        "## Commands\n\n- `vllm serve Qwen/Qwen3-8B --tp 8`\n- Restart with `systemctl restart vllm`\n",
+        encoding="utf-8",
+    )
+    plan = read_plan("markdown", src)
+    (bench,) = [r for r in plan.records if isinstance(r, Benchmark)]
+    assert bench.id == "bench-c64" and [(m.name, m.value, m.unit) for m in bench.metrics] == [
+        ("req/s", 12.5, "req/s"),
+        ("p50_latency", 310.0, "ms"),
+    ]
+    # The unknown section is still kept whole.
+    (notes,) = [r for r in plan.records if r.title == "Hardware notes"]
+    assert "PCIe only." in (notes.body or "")
+    assert [c.title for c in plan.records if isinstance(c, Command)] == ["vllm serve …", "Restart with `systemctl restart vllm`"]

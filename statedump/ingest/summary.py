@@ -150,6 +150,7 @@ class _Builder:
             if body:
                 first = next(iter(unit.lead or unit.blocks), None)
                 self.add(Discovery, first, title=unit.name, body=body, status="suspected")
+            self.benchmark_tables(unit)
             return
         if mode == "goal":
             self.goal(unit)
@@ -158,6 +159,15 @@ class _Builder:
             self.lines = lines
             for node in blocks:
                 self.block(mode, node, unit.name)
+        self.lines = self.doc_lines
+
+    def benchmark_tables(self, unit: _Unit) -> None:
+        """Tables of throughput or latency figures in a section kept whole: read as benchmarks too."""
+        for blocks, lines in unit.chunks(self.doc_lines):
+            self.lines = lines
+            for node in blocks:
+                if node.type == "table" and any(_BENCH_COLUMN.search(h) for h in _table_cells(node)[0][1:]):
+                    self.table("benchmark", node, unit.name or "benchmarks")
         self.lines = self.doc_lines
 
     def block(self, mode: str, node: SyntaxTreeNode, name: str) -> None:
@@ -226,7 +236,9 @@ class _Builder:
         elif kind == "command":
             codes = [v for k, v in segments(head) if k == "code"] if head.type == "paragraph" else []
             text = codes[0] if codes else headline
-            self.add(Command, node, title=headline, text=text, body=body, form="shell")
+            # A bullet that is only the command is titled by its first words, not the whole line.
+            title = command_title(text, "shell") if headline.strip().strip("`").strip() == text.strip() else headline
+            self.add(Command, node, title=title, text=text, body=body, form="shell")
         elif kind == "component":
             name, _, version = headline.replace("`", "").partition(" ")
             self.add(Component, node, title=headline, name=name.strip(":"), version=version.strip(" :") or None, body=body)
@@ -254,15 +266,7 @@ class _Builder:
         self.add(Command, node, title=title, text=text, form=form, id=self.plan.readable_id("cmd", words, key=text))
 
     def table(self, mode: str, node: SyntaxTreeNode, section: str) -> None:
-        header: list[str] = []
-        rows: list[list[str]] = []
-        for part in node.children:
-            for tr in part.children:
-                cells = [plain(c, ticks=False).strip() for c in tr.children]
-                if part.type == "thead":
-                    header = [c.lower() for c in cells]
-                else:
-                    rows.append(cells)
+        header, rows = _table_cells(node)
         if mode == "compat":
             for row in rows:
                 self.compat_row(header, row, section, node)
@@ -319,10 +323,27 @@ class _Builder:
                 continue
             unit = re.search(r"\(([^)]+)\)", h)
             name = re.sub(r"\s*\([^)]*\)", "", h).strip().replace(" ", "_") or f"column_{i}"
-            metrics.append(Metric(name=name, value=value, unit=(unit.group(1) if unit else number.group(2)) or "value"))
+            # The unit from `(tok/s)`, else from the value (`172tok/s`), else a header that is a unit (`req/s`).
+            named = re.search(r"(tok(?:en)?s?/s|req(?:uest)?s?/s|\bms)$", name)
+            metric_unit = (unit.group(1) if unit else number.group(2)) or (named.group(1) if named else "value")
+            metrics.append(Metric(name=name, value=value, unit=metric_unit))
         title = row[0] if row else "benchmark"
         rid = self.plan.readable_id("bench", title, key="\x00".join(row))
         self.add(Benchmark, node, title=title, concurrency=concurrency, metrics=metrics, id=rid)
+
+
+def _table_cells(node: SyntaxTreeNode) -> tuple[list[str], list[list[str]]]:
+    """A table's header (lower-cased) and body rows, as plain text."""
+    header: list[str] = []
+    rows: list[list[str]] = []
+    for part in node.children:
+        for tr in part.children:
+            cells = [plain(c, ticks=False).strip() for c in tr.children]
+            if part.type == "thead":
+                header = [c.lower() for c in cells]
+            else:
+                rows.append(cells)
+    return header, rows
 
 
 def short_title(text: str, limit: int = _TITLE_WORDS) -> str:
@@ -438,5 +459,6 @@ def read_summary(text: str, plan: ImportPlan, source: str | None = None, base: d
                     body=body,
                     status="suspected",
                 )
+            builder.benchmark_tables(unit)
             continue
         builder.section(unit)
