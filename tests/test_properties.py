@@ -9,6 +9,7 @@ from typing import Any
 import mdformat
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 
 from statedump import codec
 from statedump.models import (
@@ -172,3 +173,22 @@ def test_render_import_render_is_stable(recs: list[RecordBase], title: str) -> N
     read_markdown_text(doc, plan)
     session = Session(id="s", **{k: v for k, v in plan.session.items() if k != "id"})
     assert render_markdown(SessionState(session, plan.records)) == doc
+
+
+ENV_TEXT = st.text(
+    st.characters(exclude_categories=("Cs", "Cc")) | st.sampled_from(["\n", "\t", "'", '"', " ", "$", "`", "\\"]), max_size=30
+)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(st.from_regex(r"[A-Z_][A-Z0-9_]{0,8}", fullmatch=True), ENV_TEXT, min_size=1, max_size=3))
+def test_environment_blocks_survive_any_value(env: dict[str, str]) -> None:
+    # Values are shell-quoted in the document: newlines, quotes and spaces come back as they were.
+    from statedump.ingest.doc_fields import env_pairs
+    from statedump.models import Command
+
+    cmd = Command(id="c", title="t", text="run", env=env)
+    doc = render_markdown(SessionState(Session(id="s", title="t"), [cmd]))
+    fences = [t.content for t in MarkdownIt().parse(doc) if t.type == "fence"]
+    assert fences[-1] == "run\n"
+    assert env_pairs(fences[-2]) == env

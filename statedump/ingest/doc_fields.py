@@ -4,6 +4,7 @@ decision's fact lines (`Question:`, `Rejected:`, `Trade-off:`, `Enforces:`, link
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable
 from typing import Any
 
@@ -47,10 +48,23 @@ def number(text: str) -> float | None:
         return None
 
 
+def env_pairs(content: str) -> dict[str, str] | None:
+    """The variables of a block of only `export VAR=value` lines (values shell-quoted), or None."""
+    try:
+        words = shlex.split(content, comments=False, posix=True)
+    except ValueError:
+        return None
+    if not words or len(words) % 2 or any(w != "export" for w in words[::2]):
+        return None
+    pairs = [w.partition("=") for w in words[1::2]]
+    if not all(sep and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k) for k, sep, _ in pairs):
+        return None
+    return {k: v for k, _, v in pairs}
+
+
 def is_env(content: str) -> bool:
     """True for a block of only `export VAR=value` lines."""
-    lines = content.rstrip("\n").split("\n")
-    return all(re.fullmatch(r"export [A-Za-z_][A-Za-z0-9_]*=.*", line) for line in lines)
+    return env_pairs(content) is not None
 
 
 def tradeoff(text: str) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from markdown_it.tree import SyntaxTreeNode
 from pydantic import ValidationError
 
 from statedump.errors import from_validation
-from statedump.ingest.doc_fields import DOT, SEP, decision_facts, is_env, items, number, one_of, rows
+from statedump.ingest.doc_fields import DOT, SEP, decision_facts, env_pairs, is_env, items, number, one_of, rows
 from statedump.ingest.mdtokens import Section, Segment, lines_of, parse, plain, raw_link_target, sections, segments
 from statedump.ingest.plan import ImportPlan
 from statedump.models import (
@@ -339,8 +339,7 @@ class _Reader:
             blocks = blocks[1:]
         env: dict[str, str] = {}
         if len(blocks) >= 2 and blocks[0].type == blocks[1].type == "fence" and is_env(blocks[0].content):
-            pairs = (line.removeprefix("export ").partition("=") for line in blocks[0].content.rstrip("\n").split("\n"))
-            env = {k: v for k, _, v in pairs}
+            env = env_pairs(blocks[0].content) or {}
             blocks = blocks[1:]
         if not blocks or blocks[0].type != "fence":
             return

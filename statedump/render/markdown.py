@@ -9,6 +9,7 @@ The same records always render the same bytes: nothing here reads a clock.
 from __future__ import annotations
 
 import math
+import shlex
 
 from statedump.models import (
     RELATIONS,
@@ -244,7 +245,8 @@ def _command(c: Command, level: str) -> str:
     if c.purpose:
         lines += ["", inline(c.purpose, start=True)]
     if c.env:
-        lines += ["", fenced("\n".join(f"export {k}={v}" for k, v in c.env.items()), "bash")]
+        # Values are shell-quoted so the block stays copy-pasteable whatever they hold.
+        lines += ["", fenced("\n".join(f"export {k}={shlex.quote(v)}" for k, v in c.env.items()), "bash")]
     lines += ["", fenced(c.text, "ini" if c.form == "systemd" else "bash")]
     if c.body:
         lines += ["", paragraphs(c.body)]

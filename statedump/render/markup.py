@@ -6,16 +6,29 @@ is written so that a CommonMark formatter (mdformat) leaves the output as it is.
 
 from __future__ import annotations
 
+import functools
 import html.entities
 import re
 import string
 import unicodedata
 
-from wcwidth import wcswidth
 
-_ENTITY = re.compile(
-    "&(?:#[0-9]{1,7}|#[Xx][0-9A-Fa-f]{1,6}|" + "|".join(sorted({n.rstrip(";") for n in html.entities.html5}, key=len, reverse=True)) + ");"
-)
+@functools.cache
+def _entity() -> re.Pattern[str]:
+    # Every HTML5 entity name in one pattern takes 15 ms to compile; only text with `&` needs it.
+    names = sorted({n.rstrip(";") for n in html.entities.html5}, key=len, reverse=True)
+    return re.compile("&(?:#[0-9]{1,7}|#[Xx][0-9A-Fa-f]{1,6}|" + "|".join(names) + ");")
+
+
+def _cells(text: str) -> int:
+    """Terminal columns of a cell's text, counted as wcwidth (and table formatters) count them."""
+    if text.isascii() and text.isprintable():
+        return len(text)
+    from wcwidth import wcswidth
+
+    return int(wcswidth(text))
+
+
 _SPECIAL = re.compile(r"[\\*_\[\]<`&]|^(?:[#>+=-]|\d{1,9}[.)]|~~~)")
 _INLINE_SPECIAL = re.compile(r"[\\*_\[\]<`&]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -126,7 +139,8 @@ def inline(text: str, start: bool = False, before: str | None = None, after: str
         else:
             out.append(ch)
     escaped = "".join(out)
-    escaped = _ENTITY.sub(lambda m: "\\" + m.group(0), escaped)
+    if "&" in escaped:
+        escaped = _entity().sub(lambda m: "\\" + m.group(0), escaped)
     if start:
         escaped = _escape_line_start(escaped, after)
     return escaped
@@ -184,7 +198,7 @@ def cell(text: str) -> str:
 def table(header: list[str], rows: list[list[str]]) -> str:
     """A GitHub-style table, columns padded so the source lines up as formatters write it."""
     # Pad by terminal cells, not code points: a CJK character fills two columns.
-    cell_len = wcswidth
+    cell_len = _cells
     widths = [max(3, cell_len(h), *(cell_len(r[i]) for r in rows)) for i, h in enumerate(header)]
 
     def line(cells: list[str]) -> str:
