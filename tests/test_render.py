@@ -177,3 +177,17 @@ def test_a_title_ending_in_hash_stays_a_title() -> None:
     text = render_markdown(state)
     assert text.startswith("# C\\#\n") and "\n### \\#\n" in text and "\n#### run #2 \\#\n" in text and "\n#### a \\#\n" in text
     assert mdformat.text(text, extensions={"tables"}) == text
+
+
+def test_brackets_split_across_a_title_and_its_source_stay_literal() -> None:
+    # A `[` in one field and a `]` in the next sit in one run of text; escaping them one
+    # field at a time would disagree with how a parser pairs them.
+    from statedump.models import File, Task
+
+    recs = [
+        Discovery(id="d", title="[", source="]"),
+        File(id="f", path="p", title="[x", source="y]"),
+        Task(id="t", title="x", impact="[a", source="b]"),
+    ]
+    doc = render_markdown(SessionState(Session(id="s", title="t"), recs))
+    assert mdformat.text(doc, extensions={"tables"}) == doc

@@ -27,23 +27,22 @@ from statedump.models import (
     Task,
 )
 from statedump.models.state import SessionState
-from statedump.render.markup import bullets, cell, code, end, fenced, inline, link, mid, paragraphs, table, visible
+from statedump.render.markup import Md, bullets, cell, code, fenced, inline, line, link, paragraphs, table, visible
 
 SPINE = ("Goal", "Instructions", "Discoveries", "Accomplished")
 SECTIONS = (*SPINE, "Next steps", "Deployment commands", "Relevant files / directories", "References")
 
 
-def _tail(record: RecordBase, *extra: str) -> str:
-    """The trailing `— status · source · id` of a list item."""
+def _tail(record: RecordBase, *extra: str) -> list[str]:
+    """The trailing `— status · source · id` of a list item, as `line()` pieces."""
     bits = [*extra, record.status]
     if record.source:
-        bits.append(mid(record.source))
-    bits.append(code(record.id))
-    return " — " + " · ".join(bits)
+        bits.append(record.source)
+    return [" — " + " · ".join(bits) + " · ", Md(code(record.id))]
 
 
-def _item(head: str, record: RecordBase, *extra: str) -> str:
-    text = head + _tail(record, *extra)
+def _item(head: list[str], record: RecordBase, *extra: str) -> str:
+    text = line(*head, *_tail(record, *extra), start=True)
     if record.body:
         text += "\n\n" + paragraphs(record.body)
     return text
@@ -66,15 +65,12 @@ def heading(text: str) -> str:
 def _header(state: SessionState) -> str:
     s = state.session
     lines = [f"# {heading(s.title)}", ""]
-    facts = [f"Session {code(s.id)}"]
     values = [
         (label, v)
         for label, v in (("model", s.model), ("hardware", s.hardware), ("agent", s.agent), ("repo", s.repo), ("branch", s.branch))
         if v
     ]
-    for n, (label, value) in enumerate(values):
-        facts.append(f"{label}: {mid(value) if n + 1 < len(values) else end(value)}")
-    lines.append(" · ".join(facts))
+    lines.append(line("Session ", Md(code(s.id)), "".join(f" · {label}: {value}" for label, value in values), start=True))
     if s.body:
         lines += ["", paragraphs(s.body)]
     return "\n".join(lines)
@@ -86,7 +82,7 @@ def _goal(state: SessionState) -> str:
         return "_No goal recorded._"
     parts = []
     for g in goals:
-        block = f"**{inline(g.title)}**{_tail(g)}"
+        block = line(Md(f"**{inline(g.title)}**"), *_tail(g), start=True)
         if g.body:
             block += "\n\n" + paragraphs(g.body)
         if any(c.strip() for c in g.criteria):
@@ -103,12 +99,12 @@ def _instructions(state: SessionState) -> str:
         if "\n" in quote:
             # The user's words are plain text, not Markdown: each line is escaped.
             head = "\n".join(f"> {inline(line, start=True)}".rstrip() for line in quote.split("\n"))
-            items.append(head + "\n\n" + inline(ins.title, start=True, after=" ") + _tail(ins, kind))
+            items.append(head + "\n\n" + line(ins.title, *_tail(ins, kind), start=True))
         elif _same_words(ins.title, quote) and '" — ' not in " ".join(quote.split()):
             # A title that only repeats the quote is left out; the reader takes the quote for it.
-            items.append(f'"{inline(quote, before=chr(34), after=chr(34))}"{_tail(ins, kind)}')
+            items.append(line(f'"{quote}"', *_tail(ins, kind), start=True))
         else:
-            items.append(f'"{inline(quote, before=chr(34), after=chr(34))}" — {mid(ins.title)}{_tail(ins, kind)}')
+            items.append(line(f'"{quote}" — {ins.title}', *_tail(ins, kind), start=True))
     return bullets(items) if items else "_No instructions recorded._"
 
 
@@ -122,9 +118,9 @@ def _findings(state: SessionState) -> list[str]:
     dead = [d for d in state.of_kind(Discovery) if d.status == "ruled-out"]
     out = []
     if found:
-        out.append("### Findings\n\n" + bullets([_item(f"**{inline(d.title)}**", d, d.category) for d in found]))
+        out.append("### Findings\n\n" + bullets([_item([Md(f"**{inline(d.title)}**")], d, d.category) for d in found]))
     if dead:
-        out.append("### Ruled out (do not retry)\n\n" + bullets([_item(f"**{inline(d.title)}**", d) for d in dead]))
+        out.append("### Ruled out (do not retry)\n\n" + bullets([_item([Md(f"**{inline(d.title)}**")], d) for d in dead]))
     return out
 
 
@@ -162,24 +158,19 @@ def _enforcements(d: Decision) -> list[str]:
 
 
 def _decision(d: Decision) -> str:
-    lines = [f"#### {heading(d.title)}", "", f"{d.status} · {code(d.id)}" + (f" · {end(d.source)}" if d.source else ""), ""]
+    status_line = line(f"{d.status} · ", Md(code(d.id)), f" · {d.source}" if d.source else "", start=True)
+    lines = [f"#### {heading(d.title)}", "", status_line, ""]
     facts = []
     if d.question:
-        facts.append(f"Question: {end(d.question)}")
-    facts.append(f"Choice: {end(d.choice)}")
-    facts += [f"Rejected: {mid(a.option)} — {end(a.why_not)}" for a in d.alternatives]
+        facts.append(line(f"Question: {d.question}", start=True))
+    facts.append(line(f"Choice: {d.choice}", start=True))
+    facts += [line(f"Rejected: {a.option} — {a.why_not}", start=True) for a in d.alternatives]
     if d.rationale:
-        facts.append(f"Rationale: {end(d.rationale)}")
+        facts.append(line(f"Rationale: {d.rationale}", start=True))
     for t in d.tradeoffs:
         values = [v for v in (t.before, t.after) if v]
-        unit = t.unit if t.unit and values else None
-        last_open = bool(unit or t.note)
-        change = " → ".join(inline(v, before=" ", after=" " if (n + 1 < len(values) or last_open) else None) for n, v in enumerate(values))
-        unit_text = f" {inline(unit, before=' ', after=' ' if t.note else None)}" if unit else ""
-        text = f"Trade-off: {inline(t.aspect, before=' ', after=':' if values else (' ' if t.note else None))}" + (
-            f": {change}{unit_text}" if values else ""
-        )
-        facts.append(text + (f" — {end(t.note)}" if t.note else ""))
+        change = f": {' → '.join(values)}" + (f" {t.unit}" if t.unit else "") if values else ""
+        facts.append(line(f"Trade-off: {t.aspect}{change}" + (f" — {t.note}" if t.note else ""), start=True))
     facts += _enforcements(d)
     facts += link_lines(d)
     lines.append(bullets(facts))
@@ -209,7 +200,7 @@ def _discoveries(state: SessionState) -> str:
 
 def _task_item(t: Task) -> str:
     extra = [f"P{t.priority}"] if t.priority else []
-    head = f"**{inline(t.title)}**" + (f" ({inline(t.impact, before='(', after=')')})" if t.impact else "")
+    head = [Md(f"**{inline(t.title)}**"), f" ({t.impact})" if t.impact else ""]
     return _item(head, t, *extra)
 
 
@@ -241,7 +232,8 @@ def _command(c: Command, level: str) -> str:
     good = " · last known good" if c.last_known_good else ""
     # Current commands say nothing of their status; earlier and failed ones name it after the form.
     status = f" · {c.status}" if c.status != "current" else ""
-    lines = [f"{level} {heading(c.title)}", "", f"{c.form}{status} · {code(c.id)}{good}" + (f" · {end(c.source)}" if c.source else "")]
+    status_line = line(f"{c.form}{status} · ", Md(code(c.id)), good + (f" · {c.source}" if c.source else ""), start=True)
+    lines = [f"{level} {heading(c.title)}", "", status_line]
     if c.purpose:
         lines += ["", inline(c.purpose, start=True)]
     if c.env:
@@ -266,12 +258,12 @@ def _commands(state: SessionState) -> str:
 def _files(state: SessionState) -> str:
     # Obsolete files come last, marked by their status, so that links to them still resolve.
     files = sorted(state.of_kind(File), key=lambda f: f.status == "obsolete")
-    items = [_item(f"{code(f.path)} — {mid(f.title)}", f) for f in files]
+    items = [_item([Md(code(f.path)), f" — {f.title}"], f) for f in files]
     return bullets(items) if items else "_No files recorded._"
 
 
 def _references(state: SessionState) -> str:
-    items = [_item(link(r.title, r.url), r) for r in state.of_kind(Reference)]
+    items = [_item([Md(link(r.title, r.url))], r) for r in state.of_kind(Reference)]
     return bullets(items) if items else "_No references recorded._"
 
 
@@ -295,13 +287,13 @@ def render_markdown(state: SessionState) -> str:
 def _trim(doc: str) -> str:
     """Trailing spaces removed outside code blocks (a blank field leaves `Choice: `); commands keep theirs."""
     out, fence = [], ""
-    for line in doc.split("\n"):
-        stripped = line.lstrip()
+    for row in doc.split("\n"):
+        stripped = row.lstrip()
         if fence and stripped.startswith(fence) and not stripped.strip("`"):
             fence = ""
         elif not fence and stripped.startswith("```"):
             fence = stripped[: len(stripped) - len(stripped.lstrip("`"))]
-            out.append(line)
+            out.append(row)
             continue
-        out.append(line if fence else line.rstrip())
+        out.append(row if fence else row.rstrip())
     return "\n".join(out)

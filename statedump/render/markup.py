@@ -165,6 +165,46 @@ def fenced(text: str, lang: str = "") -> str:
     return f"{fence}{lang}\n{text}\n{fence}"
 
 
+class Md(str):
+    """Text that is already Markdown (a code span, emphasis, a link): `line()` keeps it as it is."""
+
+    __slots__ = ()
+
+
+def line(*parts: str, start: bool = False) -> str:
+    """One line from plain text and `Md` pieces.
+
+    A parser reads the plain text between two pieces of markup as one run, so consecutive
+    plain pieces are escaped together: a `[` in a title and a `]` in a source pair up in
+    the run exactly as a parser will pair them.
+    """
+    out: list[str] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        text = "".join(run)
+        run.clear()
+        if not text:
+            return
+        lead = " " if text[0].isspace() else ""
+        trail = " " if text[-1].isspace() and text.strip() else ""
+        core = text.strip()
+        first = not out
+        escaped = (
+            inline(core, start=start and first and not lead, before=" " if lead else None, after=" " if trail else None) if core else ""
+        )
+        out.append(lead + escaped + trail if core else " ")
+
+    for part in parts:
+        if isinstance(part, Md):
+            flush()
+            out.append(str(part))
+        else:
+            run.append(part)
+    flush()
+    return "".join(out)
+
+
 def mid(text: str) -> str:
     """Text that sits between spaces inside a line."""
     return inline(text, before=" ", after=" ")
