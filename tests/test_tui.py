@@ -29,6 +29,7 @@ from statedump.tui.screens.state_at import StateAtScreen
 from statedump.tui.widgets.history_view import HistoryView
 from statedump.tui.widgets.matrix_view import MatrixView
 from statedump.tui.widgets.records_view import RecordsView
+from statedump.tui.widgets.state_view import pieces
 
 SID = "qwen35-397b-a17b-nvfp4"
 Scenario = Callable[[Pilot[None]], Awaitable[None]]
@@ -451,6 +452,20 @@ def test_ten_thousand_records_open_quickly_without_a_widget_each(tmp_path: Path)
         assert time.monotonic() - started < 15
 
     drive(app, scenario)
+
+
+def test_the_state_document_is_cut_inside_long_lists_and_tables_not_inside_items() -> None:
+    items = [f"- item {i}" + ("\n\n  more of item 3, indented" if i == 3 else "") for i in range(10)]
+    table = ["| A | B |", "| --- | --- |", *(f"| a{i} | b{i} |" for i in range(9))]
+    doc = "\n".join(["# Title", "", *items, "", "```", *["code"] * 6, "```", "", *table, ""])
+    parts = pieces(doc, size=4)
+    lists = [p for p in parts if "- item" in p]
+    assert len(lists) > 2 and "\n".join(lists).count("- item") == 10  # the long list is cut between items
+    assert any("- item 3\n\n  more of item 3" in p for p in parts)  # an item's indented paragraph stays with it
+    assert "```\n" + "code\n" * 6 + "```" in "\n".join(parts)  # never inside code
+    rows = [p for p in parts if p.startswith("| A | B |")]
+    assert len(rows) > 1 and all(p.split("\n")[1] == "| --- | --- |" for p in rows)  # each part repeats the header
+    assert sum(p.count("| a") for p in rows) == 9
 
 
 # -- the command ---------------------------------------------------------------------

@@ -27,7 +27,7 @@ from statedump.tui.widgets.history_view import HistoryView
 from statedump.tui.widgets.matrix_view import MatrixView
 from statedump.tui.widgets.records_view import RecordsView
 from statedump.tui.widgets.session_view import SessionView
-from statedump.tui.widgets.state_view import StateView
+from statedump.tui.widgets.state_view import StateView, document_pieces
 
 if TYPE_CHECKING:
     from statedump.tui.app import StatedumpApp
@@ -60,6 +60,7 @@ class SessionScreen(Screen[None]):
         self.reader = reader
         self.session_id = session
         self.state: SessionState | None = None
+        self._document: list[str] | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -73,13 +74,19 @@ class SessionScreen(Screen[None]):
         self.query_one("#views", TabbedContent).active_pane.mount(LoadingIndicator())  # type: ignore[union-attr]
         self._load()
 
+    def on_unmount(self) -> None:
+        self.reader.release()
+
     @work(thread=True, exclusive=True, group="load-session")
     def _load(self) -> None:
         try:
-            state = self.reader(Store.load, self.session_id)
+            state = self.reader.load(Store.load, self.session_id)
         except StatedumpError as err:
             self.app.call_from_thread(self.call_later, self._failed, err)
             return
+        # The first tab's document is made here too, off the UI thread: for a big session
+        # rendering it takes about as long as reading the session.
+        self._document = document_pieces(state)
         self.app.call_from_thread(self.call_later, self._loaded, state)
 
     async def _failed(self, err: StatedumpError) -> None:
@@ -113,6 +120,8 @@ class SessionScreen(Screen[None]):
         if found:
             return found.first()
         view = VIEWS[tab][1](self.reader, self.session_id, self.state, id=f"{tab}-view")
+        if isinstance(view, StateView):
+            view.use(self._document)
         await pane.mount(view)
         return view
 

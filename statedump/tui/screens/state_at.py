@@ -15,7 +15,7 @@ from statedump.errors import StatedumpError
 from statedump.history import state_at
 from statedump.models.state import SessionState
 from statedump.tui.reader import Reader
-from statedump.tui.widgets.state_view import StateView
+from statedump.tui.widgets.state_view import StateView, document_pieces
 
 
 class StateAtScreen(Screen[None]):
@@ -48,11 +48,12 @@ class StateAtScreen(Screen[None]):
         except StatedumpError as err:
             self.app.call_from_thread(self.notify, str(err), severity="error", markup=False)
             return
-        self.app.call_from_thread(self.call_later, self._loaded, state)
+        self.app.call_from_thread(self.call_later, self._loaded, state, document_pieces(state))
 
-    async def _loaded(self, state: SessionState) -> None:
+    async def _loaded(self, state: SessionState, document: list[str]) -> None:
         body = self.query_one("#state-at-body", Vertical)
         await body.remove_children()
         view = StateView(self.reader, self.session_id, state, id="state-at-view")
+        view.use(document)
         await body.mount(view)
         view.focus_main()

@@ -7,37 +7,79 @@ pieces at block boundaries and a piece is drawn only when the reader scrolls nea
 
 from __future__ import annotations
 
+import re
+
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
+from statedump.models.state import SessionState
 from statedump.render import render_markdown
 from statedump.tui.widgets import stylesheet
 from statedump.tui.widgets.session_view import SessionView
 
-PIECE_LINES = 60
-"""A piece of the document ends at the first blank line (outside a code block) after this many lines."""
+PIECE_LINES = 30
+"""A piece of the document ends at the first place it can (outside a code block) after this many lines."""
+
+FIRST_SCREENS = 2
+"""Lines of the document drawn when the view opens, in screen heights."""
+
+_BULLET = ("- ", "* ", "+ ")
+_TABLE_RULE = re.compile(r"^\|(?:\s*:?-+:?\s*\|)+\s*$")
 
 
 def pieces(document: str, size: int = PIECE_LINES) -> list[str]:
-    """The document cut at blank lines outside fenced code, each piece at least `size` lines."""
+    """The document cut, outside fenced code, into pieces of at least `size` lines.
+
+    A piece ends at a blank line, or inside a long list before a new item, or inside a long
+    table between rows: one list of 800 instructions or a table of 3,000 benchmarks would
+    otherwise be one piece, and Textual builds a widget for every item and cell of a piece.
+    A table's continuation starts with the table's header again, so every part is a table.
+    """
     out: list[str] = []
     current: list[str] = []
     fence: str | None = None
+    header: list[str] = []  # the header and rule of the table being read, once both are seen
+    previous = ""
     for line in document.split("\n"):
+        outside = fence is None  # of a fenced block, before this line
         stripped = line.lstrip()
         if fence is None and stripped.startswith(("```", "~~~")):
             fence = stripped[: len(stripped) - len(stripped.lstrip(stripped[0]))]
         elif fence is not None and stripped.startswith(fence) and not stripped.strip(fence[0]):
             fence = None
-        if not line.strip() and fence is None and len(current) >= size:
+        row = False  # a body row of a table whose header is known
+        if not (line.startswith("|") and previous.startswith("|")):
+            header = []
+        elif not header:
+            header = [previous, line] if _TABLE_RULE.match(line) else []
+        else:
+            row = True
+        # Only a line at the left margin starts a new block: an indented one after a blank
+        # line still belongs to the list item above it.
+        if outside and line[:1].strip() and not previous.strip():
+            blank = 0
+            while current and not current[-1].strip():
+                current.pop()
+                blank += 1
+            if len(current) >= size:
+                out.append("\n".join(current))
+                current = []
+            else:
+                current += [""] * blank
+        elif outside and len(current) >= size and (row or line.startswith(_BULLET)):
             out.append("\n".join(current))
-            current = []
-            continue
+            current = list(header) if row else []
         current.append(line)
+        previous = line
     if any(line.strip() for line in current):
         out.append("\n".join(current))
     return out
+
+
+def document_pieces(state: SessionState) -> list[str]:
+    """The state document of `state`, cut into `pieces`."""
+    return pieces(render_markdown(state))
 
 
 class StateView(SessionView):
@@ -47,29 +89,42 @@ class StateView(SessionView):
     DEFAULT_CSS = stylesheet(__file__)
     MAIN = "#state-scroll"
 
+    _pieces: list[str] | None = None
+    _shown = 0
+
+    def use(self, document: list[str] | None) -> None:
+        """Draw these pieces (from `document_pieces`, made in a worker) instead of rendering the state here."""
+        self._pieces = document
+
     def compose(self) -> ComposeResult:
-        self._pieces = pieces(render_markdown(self.state))
-        self._shown = 0
+        if self._pieces is None:
+            self._pieces = document_pieces(self.state)
         yield VerticalScroll(id="state-scroll")
 
     async def on_mount(self) -> None:
         scroll = self.query_one("#state-scroll", VerticalScroll)
-        await self._more()
+        # Fill a few screens at once rather than a piece per refresh, so that what the first
+        # screen shows does not depend on how many refreshes happened before anyone looks.
+        want, lines = FIRST_SCREENS * max(self.app.size.height, 10), 0
+        while lines < want and self._pieces is not None and self._shown < len(self._pieces):
+            lines += self._pieces[self._shown].count("\n") + 1
+            await self._more(chain=False)
         self.watch(scroll, "scroll_y", self._near_end, init=False)
 
     @property
     def document(self) -> str:
         """The whole Markdown source, drawn or not."""
-        return "\n\n".join(self._pieces)
+        return render_markdown(self.state)
 
-    async def _more(self) -> None:
-        if self._shown < len(self._pieces):
+    async def _more(self, chain: bool = True) -> None:
+        if self._pieces is not None and self._shown < len(self._pieces):
             piece = Markdown(id=f"state-doc-{self._shown}", classes="state-doc", open_links=False)
             self._shown += 1
             await self.query_one("#state-scroll", VerticalScroll).mount(piece)
             await piece.update(self._pieces[self._shown - 1])
-            # Once laid out, the piece may still leave the screen short of text: draw the next.
-            self.call_after_refresh(self._near_end)
+            if chain:
+                # Once laid out, the piece may still leave the screen short of text: draw the next.
+                self.call_after_refresh(self._near_end)
 
     async def _near_end(self) -> None:
         scroll = self.query_one("#state-scroll", VerticalScroll)
