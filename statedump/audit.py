@@ -11,10 +11,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from statedump.check import actual_values, carries, setting
+from statedump.check import actual_values, carries, decision_findings, setting
 from statedump.commandline import parse_command
 from statedump.errors import StatedumpError
-from statedump.history import Entry, describe_change, entry_json, record_at, record_glob, record_log
+from statedump.history import Entry, describe_change, entry_json, record_at, record_glob, record_log, record_path
 from statedump.models import Command, Decision, Enforcement, Instruction, RecordBase
 from statedump.models.state import SessionState
 from statedump.store import Store
@@ -154,23 +154,28 @@ def _linked_ids(decision: Decision) -> list[str]:
     return list(dict.fromkeys(i for i in ids if i != decision.id))
 
 
-def needs_review(store: Store, session: str, decision: Decision, state: SessionState | None = None) -> list[str]:
+def needs_review(
+    store: Store, session: str, decision: Decision, state: SessionState | None = None, history: list[Entry] | None = None
+) -> list[str]:
     """Why the decision needs review, one reason each; empty when it does not.
 
     A reason is given for each linked record (evidence, prompted_by, enforced commands)
     whose file was changed by a commit after the one that last changed the decision, and
     for each linked record that is gone or no longer supports it (superseded, ruled out,
-    stale, invalid, previous). Records added after the decision (replayed histories link
-    forward in time) are not changes.
+    stale, invalid, previous), and for each finding of `statedump check` about the
+    decision's enforcements. Records added after the decision (replayed histories link
+    forward in time) are not changes. `state` and `history` (the decision's `record_log`)
+    are read when not given.
     """
     state = state or store.load(session)
     reasons: list[str] = []
     ids = _linked_ids(decision)
-    history = record_log(store, session, decision.id)
+    if history is None and ids:
+        history = record_log(store, session, decision.id)
     if history and ids:
         since = history[0].sha
-        globs = [record_glob(session, i) for i in ids]
-        later = store.git.log(globs, since=since)
+        before = {rid: record_at(store, since, session, rid, _kind(state.get(rid))) for rid in ids}
+        later = store.git.log(_paths(session, ids, before, state), since=since)
         seen: set[str] = set()
         for commit, paths in later:  # newest first: the first commit seen for a record is its latest change
             for path in paths:
@@ -178,9 +183,8 @@ def needs_review(store: Store, session: str, decision: Decision, state: SessionS
                 if rid in seen or rid not in ids:
                     continue
                 seen.add(rid)
-                before = record_at(store, since, session, rid)
-                change = describe_change(before, state.get(rid))
-                if before is None or change is None:
+                change = describe_change(before[rid], state.get(rid))
+                if before[rid] is None or change is None:
                     continue  # added after the decision, or changed back since
                 reasons.append(
                     f"{_role(decision, rid)} {rid} changed after the decision was recorded "
@@ -194,12 +198,26 @@ def needs_review(store: Store, session: str, decision: Decision, state: SessionS
         elif rec.status in _WEAK.get(rec.kind, set()) and not (rec.kind == "discovery" and getattr(rec, "category", "") == "dead-end"):
             reasons.append(f"{role} {rid} is now {rec.status}")
     # A decision whose commands no longer carry it is not in force, whatever its evidence says.
-    from statedump.check import check
-
-    for finding in check(state):
-        if finding.where == f"decision/{decision.id}" and finding.code.startswith(("enforcement-", "superseded-")):
+    for finding in decision_findings(state, decision):
+        if finding.code.startswith(("enforcement-", "superseded-")):
             reasons.append(f"{finding.code}: {finding.message}")
     return reasons
+
+
+def _kind(record: RecordBase | None) -> str | None:
+    return record.kind if record is not None else None
+
+
+def _paths(session: str, ids: list[str], before: dict[str, RecordBase | None], state: SessionState) -> list[str]:
+    """Pathspecs for the linked records' files: the literal paths of the kind each was in when
+    the decision was recorded and the kind it is in now (a wildcard over every kind folder
+    costs git ten times as much in a long history); the wildcard only for a record that
+    could be read neither then nor now."""
+    out: list[str] = []
+    for rid in ids:
+        kinds = {rec.kind for rec in (before[rid], state.get(rid)) if rec is not None}
+        out += [record_path(session, kind, rid) for kind in sorted(kinds)] or [record_glob(session, rid)]
+    return out
 
 
 def _role(decision: Decision, rid: str) -> str:
@@ -230,7 +248,7 @@ def why(store: Store, session: str, query: str) -> WhyReport:
     if history:
         report.last_changed = history[0]
         report.recorded = next((e for e in reversed(history) if e.action in (None, "add", "import")), history[-1])
-    report.review_reasons = needs_review(store, session, found[0], state)
+    report.review_reasons = needs_review(store, session, found[0], state, history)
     return report
 
 

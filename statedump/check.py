@@ -78,41 +78,42 @@ def _settings(e: Enforcement, values: list[str | None]) -> str:
 
 
 def _enforcement_findings(state: SessionState, cache: dict[str, ParsedCommand]) -> list[Finding]:
+    return [f for d in state.of_kind(Decision) if d.status == "accepted" for f in _decision_enforcements(state, d, cache)]
+
+
+def _decision_enforcements(state: SessionState, d: Decision, cache: dict[str, ParsedCommand]) -> list[Finding]:
     out = []
-    for d in state.of_kind(Decision):
-        if d.status != "accepted":
-            continue
-        for e in d.enforces:
-            cmd = state.get(e.command)
-            if not isinstance(cmd, Command):
-                continue  # reported as a dangling link (or a link to a record of another kind below)
-            where = f"decision/{d.id}"
-            if cmd.status != "current":
-                out.append(
-                    Finding(
-                        "enforcement-not-current",
-                        where,
-                        f"enforces {setting(e)} on command {cmd.id}, which is {cmd.status}, not current",
-                    )
+    for e in d.enforces:
+        cmd = state.get(e.command)
+        if not isinstance(cmd, Command):
+            continue  # reported as a dangling link (or a link to a record of another kind below)
+        where = f"decision/{d.id}"
+        if cmd.status != "current":
+            out.append(
+                Finding(
+                    "enforcement-not-current",
+                    where,
+                    f"enforces {setting(e)} on command {cmd.id}, which is {cmd.status}, not current",
                 )
-            found = actual_values(e, _parsed(cmd, cache))
-            what = f"flag {e.flag}" if e.flag else f"env {e.env}"
-            if not found:
-                out.append(
-                    Finding(
-                        "enforcement-missing",
-                        where,
-                        f"enforces {setting(e)} on command {cmd.id}, but the command does not set {what}",
-                    )
+            )
+        found = actual_values(e, _parsed(cmd, cache))
+        what = f"flag {e.flag}" if e.flag else f"env {e.env}"
+        if not found:
+            out.append(
+                Finding(
+                    "enforcement-missing",
+                    where,
+                    f"enforces {setting(e)} on command {cmd.id}, but the command does not set {what}",
                 )
-            elif e.value is not None and found[-1] != e.value:
-                out.append(
-                    Finding(
-                        "enforcement-contradicted",
-                        where,
-                        f"enforces {setting(e)} on command {cmd.id}, but the command has {_settings(e, found)}",
-                    )
+            )
+        elif e.value is not None and found[-1] != e.value:
+            out.append(
+                Finding(
+                    "enforcement-contradicted",
+                    where,
+                    f"enforces {setting(e)} on command {cmd.id}, but the command has {_settings(e, found)}",
                 )
+            )
     return out
 
 
@@ -179,35 +180,43 @@ def _instruction_findings(state: SessionState) -> list[Finding]:
     return out
 
 
+_Setting = tuple[str | None, str | None, str | None, str]
+
+
+def _justified(state: SessionState) -> set[_Setting]:
+    """(flag, env, value, command) of every enforcement of an accepted decision."""
+    return {(e.flag, e.env, e.value, e.command) for d in state.of_kind(Decision) if d.status == "accepted" for e in d.enforces}
+
+
 def _superseded_findings(state: SessionState, cache: dict[str, ParsedCommand]) -> list[Finding]:
-    out = []
-    accepted = [d for d in state.of_kind(Decision) if d.status == "accepted"]
+    superseded = [d for d in state.of_kind(Decision) if d.status == "superseded"]
+    if not superseded:
+        return []
     current = [c for c in state.of_kind(Command) if c.status == "current"]
-    for d in state.of_kind(Decision):
-        if d.status != "superseded":
-            continue
-        for e in d.enforces:
-            if e.value is None:
-                continue  # a bare flag says too little to tell which decision put it there
-            for cmd in current:
-                found = actual_values(e, _parsed(cmd, cache))
-                if not found or found[-1] != e.value:
-                    continue
-                # The value is still justified when an accepted decision enforces it too.
-                if any(a.flag == e.flag and a.env == e.env and a.value == e.value and a.command == cmd.id for a in _all(accepted)):
-                    continue
-                out.append(
-                    Finding(
-                        "superseded-still-enforced",
-                        f"decision/{d.id}",
-                        f"superseded, but current command {cmd.id} still sets {setting(e)}",
-                    )
+    justified = _justified(state)
+    return [f for d in superseded for f in _decision_superseded(d, current, justified, cache)]
+
+
+def _decision_superseded(d: Decision, current: list[Command], justified: set[_Setting], cache: dict[str, ParsedCommand]) -> list[Finding]:
+    out = []
+    for e in d.enforces:
+        if e.value is None:
+            continue  # a bare flag says too little to tell which decision put it there
+        for cmd in current:
+            found = actual_values(e, _parsed(cmd, cache))
+            if not found or found[-1] != e.value:
+                continue
+            # The value is still justified when an accepted decision enforces it too.
+            if (e.flag, e.env, e.value, cmd.id) in justified:
+                continue
+            out.append(
+                Finding(
+                    "superseded-still-enforced",
+                    f"decision/{d.id}",
+                    f"superseded, but current command {cmd.id} still sets {setting(e)}",
                 )
+            )
     return out
-
-
-def _all(decisions: list[Decision]) -> list[Enforcement]:
-    return [e for d in decisions for e in d.enforces]
 
 
 def _benchmark_findings(state: SessionState) -> list[Finding]:
@@ -224,6 +233,25 @@ def _benchmark_findings(state: SessionState) -> list[Finding]:
     return out
 
 
+def decision_findings(state: SessionState, decision: Decision) -> list[Finding]:
+    """The findings `check` reports at `decision/<id>` about its enforcements (codes
+    `enforcement-*` and `superseded-*`), without checking the rest of the state."""
+    cache: dict[str, ParsedCommand] = {}
+    found: list[Finding] = []
+    if decision.status == "accepted":
+        found = _decision_enforcements(state, decision, cache)
+    elif decision.status == "superseded":
+        current = [c for c in state.of_kind(Command) if c.status == "current"]
+        found = _decision_superseded(decision, current, _justified(state), cache)
+    return _ordered(found)
+
+
+def _ordered(found: list[Finding]) -> list[Finding]:
+    order = {c: i for i, c in enumerate(CODES)}
+    unique = list(dict.fromkeys(found))
+    return sorted(unique, key=lambda f: (order.get(f.code, len(order)), f.where))
+
+
 def check(state: SessionState) -> list[Finding]:
     """Every finding for the state, grouped by code (in `CODES` order), then by record."""
     cache: dict[str, ParsedCommand] = {}
@@ -234,6 +262,4 @@ def check(state: SessionState) -> list[Finding]:
         + _superseded_findings(state, cache)
         + _benchmark_findings(state)
     )
-    order = {c: i for i, c in enumerate(CODES)}
-    unique = list(dict.fromkeys(found))
-    return sorted(unique, key=lambda f: (order.get(f.code, len(order)), f.where))
+    return _ordered(found)

@@ -142,11 +142,12 @@ def session_log(store: Store, session: str, limit: int | None = None) -> list[En
     return [_entry(c, p, session) for c, p in store.git.log([folder], limit=limit)]
 
 
-def record_at(store: Store, rev: str, session: str, record_id: str) -> RecordBase | None:
+def record_at(store: Store, rev: str, session: str, record_id: str, likely: str | None = None) -> RecordBase | None:
     """The record as of `rev` (in whichever kind folder it was then), or None when it did not
-    exist there or cannot be read."""
+    exist there or cannot be read. `likely` names the kind folder to look in first (each
+    look costs a read of that folder's tree)."""
     base = f"{SESSIONS}/{check_id(session, 'session')}"
-    for kind in KINDS:
+    for kind in sorted(KINDS, key=lambda k: k != likely):
         data = store.git.file_at(rev, f"{base}/{kind}/{check_id(record_id)}.yaml")
         if data is not None:
             try:

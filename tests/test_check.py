@@ -11,7 +11,7 @@ from typing import Any
 
 from conftest import Cli, snapshot
 
-from statedump.check import CODES, check, instruction_settings
+from statedump.check import CODES, check, decision_findings, instruction_settings
 from statedump.commandline import parse_command
 from statedump.models import Benchmark, Command, Decision, Instruction, RecordBase, Session
 from statedump.models.state import SessionState
@@ -187,6 +187,31 @@ def test_superseded_decision_still_enforced() -> None:
     assert [f.line() for f in check(_state(cmd, old, new))] == [
         "superseded-still-enforced: decision/fp8: superseded, but current command launch still sets --kv-cache-dtype fp8_e4m3"
     ]
+
+
+def test_one_decisions_findings_are_those_check_reports_for_it() -> None:
+    cmd = _cmd("launch", "NCCL_PROTO=LL serve --kv-cache-dtype fp8_e4m3 --tp-size 8")
+    old = _cmd("old", "serve --cache on", status="previous")
+    fp8 = _decision("fp8", status="superseded", enforces=[{"command": "launch", "flag": "--kv-cache-dtype", "value": "fp8_e4m3"}])
+    tp8 = _decision(
+        "tp8",
+        enforces=[
+            {"command": "launch", "flag": "--tp-size", "value": "8"},
+            {"command": "launch", "env": "NCCL_PROTO", "value": "Simple"},
+            {"command": "old", "flag": "--cache", "value": "on"},
+            {"command": "launch", "flag": "--quiet"},
+            {"command": "gone", "flag": "--y"},
+        ],
+    )
+    proposed = _decision("maybe", status="proposed", enforces=[{"command": "launch", "flag": "--other", "value": "1"}])
+    state = _state(cmd, old, fp8, tp8, proposed)
+    everything = check(state)
+    for d in (fp8, tp8, proposed):
+        own = [f for f in everything if f.where == f"decision/{d.id}" and f.code.startswith(("enforcement-", "superseded-"))]
+        assert decision_findings(state, d) == own
+    assert [f.code for f in decision_findings(state, tp8)] == ["enforcement-missing", "enforcement-contradicted", "enforcement-not-current"]
+    assert [f.code for f in decision_findings(state, fp8)] == ["superseded-still-enforced"]
+    assert decision_findings(state, proposed) == []
 
 
 def test_benchmark_whose_command_is_gone() -> None:
