@@ -228,12 +228,13 @@ def _role(decision: Decision, rid: str) -> str:
     return "enforcing command"
 
 
-def why(store: Store, session: str, query: str) -> WhyReport:
-    """The report for the decision that best matches `query` (see `find_decisions`).
+def why(store: Store, session: str, query: str, state: SessionState | None = None) -> WhyReport:
+    """The report for the decision that best matches `query` (see `find_decisions`), in
+    `state` (the session's working tree, read when not given).
 
     Raises StatedumpError (exit 2) when no decision matches.
     """
-    state = store.load(session)
+    state = state or store.load(session)
     found = find_decisions(state, query)
     if not found:
         ids = ", ".join(d.id for d in state.of_kind(Decision)) or "none yet"

@@ -101,7 +101,7 @@ class DecisionsView(SessionView):
     def _trace(self, decision_id: str) -> None:
         worker = get_current_worker()
         try:
-            report = self.reader(why, self.session_id, decision_id)
+            report = self.reader(why, self.session_id, decision_id, self.state)
         except StatedumpError as err:
             self.app.call_from_thread(self.notify, str(err), severity="error", markup=False)
             return
