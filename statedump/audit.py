@@ -174,8 +174,7 @@ def needs_review(
         history = record_log(store, session, decision.id)
     if history and ids:
         since = history[0].sha
-        before = {rid: record_at(store, since, session, rid, _kind(state.get(rid))) for rid in ids}
-        later = store.git.log(_paths(session, ids, before, state), since=since)
+        later = store.git.log(_paths(session, ids, state), since=since)
         seen: set[str] = set()
         for commit, paths in later:  # newest first: the first commit seen for a record is its latest change
             for path in paths:
@@ -183,8 +182,9 @@ def needs_review(
                 if rid in seen or rid not in ids:
                     continue
                 seen.add(rid)
-                change = describe_change(before[rid], state.get(rid))
-                if before[rid] is None or change is None:
+                before = record_at(store, since, session, rid, _kind(state.get(rid)))
+                change = describe_change(before, state.get(rid))
+                if before is None or change is None:
                     continue  # added after the decision, or changed back since
                 reasons.append(
                     f"{_role(decision, rid)} {rid} changed after the decision was recorded "
@@ -208,15 +208,15 @@ def _kind(record: RecordBase | None) -> str | None:
     return record.kind if record is not None else None
 
 
-def _paths(session: str, ids: list[str], before: dict[str, RecordBase | None], state: SessionState) -> list[str]:
-    """Pathspecs for the linked records' files: the literal paths of the kind each was in when
-    the decision was recorded and the kind it is in now (a wildcard over every kind folder
-    costs git ten times as much in a long history); the wildcard only for a record that
-    could be read neither then nor now."""
+def _paths(session: str, ids: list[str], state: SessionState) -> list[str]:
+    """Pathspecs for the linked records' files: the literal path of the kind each record is in
+    now (a wildcard over every kind folder costs git ten times as much in a long history), the
+    wildcard only for a record that is gone. A record that changed kind since is still seen:
+    the commit that moved it wrote its file in the kind folder it is in now."""
     out: list[str] = []
     for rid in ids:
-        kinds = {rec.kind for rec in (before[rid], state.get(rid)) if rec is not None}
-        out += [record_path(session, kind, rid) for kind in sorted(kinds)] or [record_glob(session, rid)]
+        rec = state.get(rid)
+        out.append(record_path(session, rec.kind, rid) if rec is not None else record_glob(session, rid))
     return out
 
 

@@ -15,7 +15,7 @@ from rich.markdown import Markdown
 
 from statedump.audit import build_report, find_decisions, why, why_markdown
 from statedump.demo import load_example
-from statedump.models import Decision, Instruction, Session
+from statedump.models import Decision, Discovery, Instruction, Session, Task
 from statedump.models.state import SessionState
 from statedump.store import Store
 
@@ -119,6 +119,18 @@ def test_editing_evidence_after_the_decision_asks_for_review(demo_copy: Path) ->
     git(demo_copy, "rm", "-q", f"sessions/{SID}/discovery/smoke-test-bf16-kv-pass.yaml")
     reasons = json.loads(cli("why", "bf16-kv-cache", "--json").output)["review_reasons"]
     assert reasons == ["evidence smoke-test-bf16-kv-pass no longer exists"]
+
+
+def test_evidence_that_changed_kind_after_the_decision_asks_for_review(store: Store) -> None:
+    store.add("s1", Discovery(id="ev", title="FP8 KV cache gives garbage", status="confirmed"))
+    store.add("s1", Decision(id="d", title="Use BF16", choice="bf16", status="accepted", links={"evidence": ["ev"]}))
+    store.put("s1", Task(id="ev", title="Re-check the FP8 KV cache"))
+    sha = store.git.head()
+    assert sha is not None
+    report = why(store, "s1", "d")
+    assert len(report.review_reasons) == 1
+    assert report.review_reasons[0].startswith(f"evidence ev changed after the decision was recorded (commit {sha[:10]}")
+    assert report.recorded is not None and report.recorded.action == "add"
 
 
 def test_enforcement_not_carried_out_is_shown(demo_copy: Path) -> None:
