@@ -6,11 +6,12 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from statedump.store import Store
+if TYPE_CHECKING:
+    from statedump.store import Store
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -35,6 +36,9 @@ def json_option(func: F) -> F:
 
 
 def open_store(store_path: Path | None) -> Store:
+    # Imported here so that a command pays for the store (pydantic, YAML) only when it opens one.
+    from statedump.store import Store
+
     return Store.find(store_path)
 
 
