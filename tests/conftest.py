@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
 from click.testing import CliRunner, Result
+from hypothesis import settings
 
 from statedump.cli import main
 from statedump.demo import build_demo

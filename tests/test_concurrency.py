@@ -37,7 +37,9 @@ def test_four_processes_fifty_adds_each(store: Store, tmp_path: Path) -> None:
     script.write_text(DRIVER)
     modes = ["explicit", "explicit", "same-title", "same-title"]
     procs = [
-        subprocess.Popen([sys.executable, str(script), str(store.root), str(w), "50", mode], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, str(script), str(store.root), str(w), "50", mode], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         for w, mode in enumerate(modes)
     ]
     outputs = [p.communicate(timeout=300) for p in procs]

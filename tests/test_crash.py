@@ -52,7 +52,9 @@ def test_kill_minus_nine_at_random_moments(store: Store, tmp_path: Path) -> None
     rounds = 0
     repaired_something = False
     while rounds < 12 and time.monotonic() < deadline:
-        proc = subprocess.Popen([sys.executable, str(script), str(store.root), f"r{rounds}"], start_new_session=True, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [sys.executable, str(script), str(store.root), f"r{rounds}"], start_new_session=True, stderr=subprocess.DEVNULL
+        )
         time.sleep(rng.uniform(0.4, 1.2))
         os.killpg(proc.pid, signal.SIGKILL)  # the writer and any git child it was running
         proc.wait()
@@ -73,7 +75,9 @@ def test_doctor_reports_and_repairs_each_leftover(store: Store) -> None:
     tmp.write_text("half")
     half = store.root / "sessions/s1/discovery/half-import.yaml"
     half.write_text("id: half-import\nkind: discovery\ntitle: t\nstatus: confirmed\n")
-    store.journal_path.write_text(f'{{"head": "{store.git.head()}", "paths": ["sessions/s1/discovery/half-import.yaml"], "subject": "import: x"}}')
+    store.journal_path.write_text(
+        f'{{"head": "{store.git.head()}", "paths": ["sessions/s1/discovery/half-import.yaml"], "subject": "import: x"}}'
+    )
     lock = store.git.git_dir / "index.lock"
     lock.write_text("")
     runner = CliRunner()
