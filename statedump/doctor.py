@@ -82,12 +82,22 @@ def _examine(store: Store, repair: bool) -> list[Repair]:
     found: list[Repair] = []
     git_dir = store.git.git_dir
 
+    busy = False
     for name in GIT_LOCKS:
         lock = git_dir / name
-        if lock.exists() and not _held_open(lock) and (Path("/proc").is_dir() or time.time() - lock.stat().st_mtime > STALE_AFTER):
+        if not lock.exists():
+            continue
+        if not _held_open(lock) and (Path("/proc").is_dir() or time.time() - lock.stat().st_mtime > STALE_AFTER):
             found.append(Repair("stale git lock", str(lock.relative_to(store.root)), "removed" if repair else "would remove"))
             if repair:
                 lock.unlink(missing_ok=True)
+        else:
+            # A git process (perhaps one still dying after a crash) holds it: nothing that
+            # needs the index can be repaired until it is gone.
+            busy = True
+            found.append(
+                Repair("git is running", str(lock.relative_to(store.root)), "left alone: run `statedump doctor` again when it has finished")
+            )
 
     journal = store.journal_path
     journaled: set[str] = set()
@@ -104,10 +114,13 @@ def _examine(store: Store, repair: bool) -> list[Repair]:
             found.append(Repair("finished write left its journal", ".git/" + journal.name, "removed" if repair else "would remove"))
         else:
             what = f"unfinished write of {len(paths)} file(s): {', '.join(paths[:3])}{' …' if len(paths) > 3 else ''}"
-            found.append(Repair(what, ".git/" + journal.name, "rolled back to HEAD" if repair else "would roll back to HEAD"))
-            if repair:
-                _restore_to_head(store, paths)
-        if repair:
+            if busy:
+                found.append(Repair(what, ".git/" + journal.name, "left alone while git is running"))
+            else:
+                found.append(Repair(what, ".git/" + journal.name, "rolled back to HEAD" if repair else "would roll back to HEAD"))
+                if repair:
+                    _restore_to_head(store, paths)
+        if repair and not busy:
             journal.unlink(missing_ok=True)
 
     sessions = store.root / SESSIONS

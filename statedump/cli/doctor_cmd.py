@@ -30,5 +30,5 @@ def doctor(repair: bool, store_path: Path | None, as_json: bool) -> None:
             click.echo(safe(str(f)))
         if not found:
             click.echo("store is healthy")
-    unrepaired = [f for f in found if not repair or f.action.startswith("left alone")]
+    unrepaired = [f for f in found if not repair or f.action.startswith("left alone")]  # exit 1: run it again
     sys.exit(1 if unrepaired else 0)
