@@ -110,3 +110,16 @@ def test_doctor_reports_and_repairs_each_leftover(store: Store) -> None:
     assert fixed.exit_code == 0, fixed.output
     assert not tmp.exists() and not half.exists() and not lock.exists() and not store.journal_path.exists()
     assert runner.invoke(main, ["doctor", "--store", str(store.root)]).output.strip() == "store is healthy"
+
+
+def test_doctor_waits_while_git_holds_its_lock(store: Store) -> None:
+    lock = store.git.git_dir / "index.lock"
+    store.journal_path.write_text(f'{{"head": "{store.git.head()}", "paths": ["sessions/s1/goal/x.yaml"], "subject": "goal: add x"}}')
+    with open(lock, "w"):  # a live process (this one) holds git's lock open
+        found = examine(store, repair=True)
+        assert [f.kind for f in found][:1] == ["git is running"]
+        assert any(f.action == "left alone while git is running" for f in found)
+        assert store.journal_path.exists() and lock.exists()
+    lock.unlink()
+    assert any("rolled back" in f.action for f in examine(store, repair=True))
+    assert not store.journal_path.exists()
