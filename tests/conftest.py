@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,6 +43,23 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Temp
         "GIT_COMMITTER_DATE",
     ):
         monkeypatch.delenv(var, raising=False)
+
+
+GOLDEN = Path(__file__).parent / "golden"
+_SHA = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{10}(?:[0-9a-f]{30})?(?![0-9A-Za-z])")
+
+
+def golden(name: str, text: str, mask_shas: bool = False) -> None:
+    """Compare `text` with tests/golden/NAME (STATEDUMP_UPDATE_GOLDEN=1 rewrites it).
+
+    `mask_shas` replaces commit ids by `<sha>`, for output that names commits of a test's own store.
+    """
+    if mask_shas:
+        text = _SHA.sub("<sha>", text)
+    path = GOLDEN / name
+    if os.environ.get("STATEDUMP_UPDATE_GOLDEN"):
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
 
 
 def git(root: Path, *args: str) -> str:

@@ -3,26 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import Cli, snapshot
+from conftest import Cli, golden, snapshot
 
 from statedump.benchcompare import direction, quantity
 from statedump.models import Benchmark
 from statedump.store import Store
 
-GOLDEN = Path(__file__).parent / "golden"
 SESSION = "qwen35-397b-a17b-nvfp4"
-
-
-def _golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("STATEDUMP_UPDATE_GOLDEN"):
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8")
 
 
 def _bench_file(path: Path, metrics: dict[str, tuple[float, str]], **extra: object) -> str:
@@ -54,10 +45,10 @@ def pair(tmp_path: Path) -> tuple[str, str]:
     return base, cand
 
 
-def test_demo_comparison_golden(demo_root: Path) -> None:
+def test_demo_comparisongolden(demo_root: Path) -> None:
     r = Cli(demo_root)("bench", "compare", "bench-decode-c1", "bench-throughput-c1024")
     assert r.exit_code == 0, r.output
-    _golden("bench-compare-demo.txt", r.stdout)
+    golden("bench-compare-demo.txt", r.stdout)
 
 
 def test_a_slower_candidate_is_a_regression_with_exit_1(demo_root: Path) -> None:
@@ -71,7 +62,7 @@ def test_files_directions_tolerances_and_environment(pair: tuple[str, str]) -> N
     cli = Cli(Path("/nonexistent"))  # two files need no store
     r = cli("bench", "compare", *pair)
     assert r.exit_code == 1, r.output
-    _golden("bench-compare-files.txt", r.stdout.replace(str(Path(pair[0]).parent), "<tmp>"))
+    golden("bench-compare-files.txt", r.stdout.replace(str(Path(pair[0]).parent), "<tmp>"))
     rows = {line.split("|")[1].strip(): line for line in r.stdout.splitlines() if line.startswith("| ")}
     assert rows["output_throughput"].rstrip(" |").endswith("same")  # +3% is within 5%
     assert rows["mean_ttft_ms"].rstrip(" |").endswith("worse")  # latency up 20%

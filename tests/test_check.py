@@ -4,30 +4,15 @@ commands, dangling links, instruction conflicts, superseded decisions, lost benc
 from __future__ import annotations
 
 import json
-import os
-import re
 from pathlib import Path
 from typing import Any
 
-from conftest import Cli, snapshot
+from conftest import Cli, golden, snapshot
 
 from statedump.check import CODES, check, decision_findings, instruction_settings
 from statedump.commandline import parse_command
 from statedump.models import Benchmark, Command, Decision, Instruction, RecordBase, Session
 from statedump.models.state import SessionState
-
-GOLDEN = Path(__file__).parent / "golden"
-_SHA = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{10}(?:[0-9a-f]{30})?(?![0-9A-Za-z])")
-
-
-def golden(name: str, text: str) -> None:
-    """Compare with tests/golden/NAME, commit shas masked (the demo's first commit is dated now)."""
-    text = _SHA.sub("<sha>", text)
-    path = GOLDEN / name
-    if os.environ.get("STATEDUMP_UPDATE_GOLDEN"):
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8")
-
 
 # -- reading commands ------------------------------------------------------------
 
@@ -227,7 +212,7 @@ def test_benchmark_whose_command_is_gone() -> None:
 def test_check_passes_on_the_demo(demo_root: Path) -> None:
     r = Cli(demo_root)("check")
     assert r.exit_code == 0, r.output
-    golden("check-demo.txt", r.output)
+    golden("check-demo.txt", r.output, mask_shas=True)
     data = json.loads(Cli(demo_root)("check", "--json").output)
     assert data == {"session": "qwen35-397b-a17b-nvfp4", "ok": True, "findings": []}
 
@@ -240,7 +225,7 @@ def test_check_fails_after_the_launch_command_is_edited_to_fp8(demo_copy: Path) 
     )
     r = cli("check")
     assert r.exit_code == 1
-    golden("check-fp8.txt", r.stdout)
+    golden("check-fp8.txt", r.stdout, mask_shas=True)
     line = r.stdout.strip()
     for needle in ("bf16-kv-cache", "launch-server", "--kv-cache-dtype", "bf16", "fp8_e4m3"):
         assert needle in line

@@ -10,25 +10,17 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import Cli, git, snapshot
+from conftest import Cli, git, golden, snapshot
 
 from statedump.export.adr import SUPERSEDED_BY, SUPERSEDES
 from statedump.models import Alternative, Decision, Links, Tradeoff
 from statedump.store import Store
 
-GOLDEN = Path(__file__).parent / "golden"
 needs_adr = pytest.mark.skipif(shutil.which("adr") is None, reason="adr-tools is not installed (apt-get install adr-tools)")
 
 
 def _bundle(folder: Path) -> str:
     return "".join(f"==> {p.name} <==\n{p.read_text(encoding='utf-8')}" for p in sorted(folder.iterdir()))
-
-
-def _golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("STATEDUMP_UPDATE_GOLDEN"):
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8")
 
 
 def _adr(cwd: Path, *args: str) -> str:
@@ -64,15 +56,15 @@ def superseding(store: Store) -> Store:
     return store
 
 
-def test_adr_export_of_the_demo_matches_golden(demo_root: Path, tmp_path: Path) -> None:
+def test_adr_export_of_the_demo_matchesgolden(demo_root: Path, tmp_path: Path) -> None:
     r = Cli(demo_root)("export", "adr", "--dir", str(tmp_path / "doc" / "decisions"))
     assert r.exit_code == 0, r.output
     assert "5 written, 0 unchanged, 0 removed" in r.output
     assert (tmp_path / "doc" / ".adr-dir").read_text() == "decisions\n"
-    _golden("export-adr.md", _bundle(tmp_path / "doc" / "decisions"))
+    golden("export-adr.md", _bundle(tmp_path / "doc" / "decisions"))
 
 
-def test_madr_export_of_the_demo_matches_golden(demo_root: Path, tmp_path: Path) -> None:
+def test_madr_export_of_the_demo_matchesgolden(demo_root: Path, tmp_path: Path) -> None:
     r = Cli(demo_root)("export", "madr", "--dir", str(tmp_path / "madr"))
     assert r.exit_code == 0, r.output
     text = _bundle(tmp_path / "madr")
@@ -82,7 +74,7 @@ def test_madr_export_of_the_demo_matches_golden(demo_root: Path, tmp_path: Path)
     assert f"Recorded in commit `{sha[:10]}`" in text
     for line in git(demo_root, "log", "--format=%H").split():
         text = text.replace(line[:10], "<commit>")
-    _golden("export-madr.md", text)
+    golden("export-madr.md", text)
     front = yaml.safe_load(text.split("==> 0005-")[1].split("---\n")[1])
     assert front == {"status": "accepted", "date": datetime(2026, 3, 14).date(), "decision-makers": ["coding agent"]}
     for heading in (

@@ -2,34 +2,25 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from conftest import Cli, git, snapshot
+from conftest import Cli, git, golden, snapshot
 
 from statedump.models import Command, Decision, Task
 from statedump.store import Store
 
-GOLDEN = Path(__file__).parent / "golden"
 SESSION = "qwen35-397b-a17b-nvfp4"
-
-
-def _golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("STATEDUMP_UPDATE_GOLDEN"):
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8")
 
 
 def _tag_sha(root: Path, n: int) -> str:
     return git(root, "rev-parse", f"dump/{SESSION}/{n}^{{commit}}").strip()
 
 
-def test_handoff_since_the_first_dump_matches_golden(demo_root: Path) -> None:
+def test_handoff_since_the_first_dump_matchesgolden(demo_root: Path) -> None:
     r = Cli(demo_root)("handoff", "--since", f"dump/{SESSION}/1")
     assert r.exit_code == 0, r.output
     text = r.stdout.replace(_tag_sha(demo_root, 1)[:10], "<commit>")
-    _golden("handoff-demo-since-dump-1.md", text)
+    golden("handoff-demo-since-dump-1.md", text)
     assert "generated 2026-03-15 12:00 UTC" in text  # the fixed clock
     assert "- decision `bf16-kv-cache`: Force a BF16 KV cache instead of the checkpoint's unscaled FP8" in text
     assert '    x-axis "concurrency" ["1", "1024"]\n' in text and "    line [172, 2100]\n" in text

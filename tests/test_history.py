@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import re
 from pathlib import Path
 
 import pytest
-from conftest import Cli, git, snapshot
+from conftest import Cli, git, golden, snapshot
 
 from statedump.errors import StatedumpError
 from statedump.history import diff_states, record_log, resolve_ref, session_log, state_at
@@ -16,18 +14,7 @@ from statedump.models import Discovery, Session, Task
 from statedump.models.state import SessionState
 from statedump.store import Store
 
-GOLDEN = Path(__file__).parent / "golden"
-_SHA = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{10}(?:[0-9a-f]{30})?(?![0-9A-Za-z])")
 SID = "qwen35-397b-a17b-nvfp4"
-
-
-def golden(name: str, text: str) -> None:
-    """Compare with tests/golden/NAME, commit shas masked (the demo's first commit is dated now)."""
-    text = _SHA.sub("<sha>", text)
-    path = GOLDEN / name
-    if os.environ.get("STATEDUMP_UPDATE_GOLDEN"):
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8")
 
 
 # -- naming states ---------------------------------------------------------------------
@@ -77,10 +64,10 @@ def test_log_of_a_record_and_of_the_session(demo_root: Path) -> None:
     cli = Cli(demo_root)
     r = cli("log", "bf16-kv-cache")
     assert r.exit_code == 0, r.output
-    golden("log-bf16-kv-cache.txt", r.output)
+    golden("log-bf16-kv-cache.txt", r.output, mask_shas=True)
     assert "decision: add bf16-kv-cache" in r.output and "[msg 6008–6024]" in r.output
     r = cli("log", "--limit", "4")
-    golden("log-session.txt", r.output)
+    golden("log-session.txt", r.output, mask_shas=True)
     assert r.output.count("\n") == 4 and r.output.startswith("2026-03-14 17:56")
     data = json.loads(cli("log", "fp8-kv-cache-unscaled", "--json").output)
     assert [(d["action"], d["record"], d["source"]) for d in data] == [("add", "discovery/fp8-kv-cache-unscaled", "msg 6008–6024")]
@@ -140,7 +127,7 @@ def test_diff_between_the_two_dump_tags(demo_root: Path) -> None:
     cli = Cli(demo_root)
     r = cli("diff", f"dump/{SID}/1", f"dump/{SID}/2")
     assert r.exit_code == 0, r.output
-    golden("diff-dumps.txt", r.output)
+    golden("diff-dumps.txt", r.output, mask_shas=True)
     assert "+ decision bf16-kv-cache: Force a BF16 KV cache" in r.output
     assert "+ instruction msg-6007-accuracy-question" in r.output
     data = json.loads(cli("diff", "1", "2", "--json").output)
@@ -159,7 +146,7 @@ def test_diff_shows_changed_fields_old_to_new(demo_copy: Path) -> None:
     )
     assert "fp8_e4m3" not in text
     r = cli("diff", "dump/2")
-    golden("diff-edits.txt", r.output)
+    golden("diff-edits.txt", r.output, mask_shas=True)
     assert "    status: resolved -> confirmed" in r.output
     assert "      - --kv-cache-dtype bf16" in r.output and "      + --kv-cache-dtype fp8_e4m3" in r.output
     assert r.output.rstrip().endswith("0 added, 0 removed, 2 changed")
@@ -180,7 +167,7 @@ def test_diff_shows_changed_fields_old_to_new(demo_copy: Path) -> None:
 
 def test_dumps_are_listed_with_dates_and_messages(demo_root: Path) -> None:
     r = Cli(demo_root)("dumps")
-    golden("log-dumps.txt", r.output)
+    golden("log-dumps.txt", r.output, mask_shas=True)
     assert r.output.startswith(f"dump/{SID}/1  2026-03-14 11:20  ")
     data = json.loads(Cli(demo_root)("dumps", "--json").output)
     assert [d["number"] for d in data] == [1, 2] and data[1]["message"].startswith("State dump (msg 6026)")

@@ -2,39 +2,30 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
-from conftest import Cli
+from conftest import Cli, golden
 
 from statedump.demo import load_example
 from statedump.report.parts import DROP_ORDER
 from statedump.report.resume import BLOCK_END, BLOCK_START, resume_prompt, splice_block
 from statedump.report.tokens import estimate_tokens
 
-GOLDEN = Path(__file__).parent / "golden"
 QUOTE = "Are we doing anything that could be reducing model accuracy?"
-
-
-def _golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("STATEDUMP_UPDATE_GOLDEN"):
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("flavor", ["plain", "opencode", "claude", "codex"])
 def test_each_agent_layout_matches_its_golden_prompt(demo_root: Path, flavor: str) -> None:
     r = Cli(demo_root)("resume", "--for", flavor)
     assert r.exit_code == 0, r.output
-    _golden(f"resume-{flavor}.md", r.stdout)
+    golden(f"resume-{flavor}.md", r.stdout)
 
 
-def test_budget_2000_on_the_demo_golden(demo_root: Path) -> None:
+def test_budget_2000_on_the_demogolden(demo_root: Path) -> None:
     r = Cli(demo_root)("resume", "--budget", "2000")
     assert r.exit_code == 0, r.output
-    _golden("resume-plain-budget-2000.md", r.stdout)
+    golden("resume-plain-budget-2000.md", r.stdout)
 
 
 @pytest.mark.parametrize("flavor", ["plain", "opencode", "claude", "codex"])

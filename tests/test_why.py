@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import re
 from pathlib import Path
 
 import pytest
-from conftest import Cli, git, snapshot
+from conftest import Cli, git, golden, snapshot
 from rich.console import Console
 from rich.markdown import Markdown
 
@@ -19,24 +17,13 @@ from statedump.models import Decision, Discovery, Instruction, Session, Task
 from statedump.models.state import SessionState
 from statedump.store import Store
 
-GOLDEN = Path(__file__).parent / "golden"
-_SHA = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{10}(?:[0-9a-f]{30})?(?![0-9A-Za-z])")
 SID = "qwen35-397b-a17b-nvfp4"
-
-
-def golden(name: str, text: str) -> None:
-    """Compare with tests/golden/NAME, commit shas masked (the demo's first commit is dated now)."""
-    text = _SHA.sub("<sha>", text)
-    path = GOLDEN / name
-    if os.environ.get("STATEDUMP_UPDATE_GOLDEN"):
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8")
 
 
 def test_why_kv_cache_dtype_tells_the_whole_story(demo_root: Path) -> None:
     r = Cli(demo_root)("why", "kv-cache-dtype")
     assert r.exit_code == 0, r.output
-    golden("why-kv-cache-dtype.md", r.output)
+    golden("why-kv-cache-dtype.md", r.output, mask_shas=True)
     out = r.output
     assert "“Are we doing anything that could be reducing model accuracy?” — the user (msg 6007)" in out
     assert (
@@ -87,7 +74,7 @@ def test_words_flags_and_env_names_find_the_right_decision(demo_root: Path) -> N
 
 def test_a_stale_benchmark_makes_a_decision_need_review(demo_root: Path) -> None:
     r = Cli(demo_root)("why", "disable-nextn")
-    golden("why-disable-nextn.md", r.output)
+    golden("why-disable-nextn.md", r.output, mask_shas=True)
     assert "- evidence bench-nextn-synthetic is now stale" in r.output
 
 
@@ -104,7 +91,7 @@ def test_editing_evidence_after_the_decision_asks_for_review(demo_copy: Path) ->
     assert cli("status", "fp8-kv-cache-unscaled", "confirmed").exit_code == 0
     sha = git(demo_copy, "rev-parse", "--short=10", "HEAD").strip()
     r = cli("why", "bf16-kv-cache")
-    golden("why-needs-review.md", r.output)
+    golden("why-needs-review.md", r.output, mask_shas=True)
     reason = (
         f"evidence fp8-kv-cache-unscaled changed after the decision was recorded (commit {sha}, 2026-03-15): status resolved -> confirmed"
     )
