@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from statedump.check import actual_values, carries, decision_findings, setting
+from statedump.check import actual_values, carries, decision_findings
 from statedump.commandline import parse_command
 from statedump.errors import StatedumpError
 from statedump.history import Entry, describe_change, entry_json, record_at, record_glob, record_log, record_path
@@ -341,7 +341,7 @@ def why_markdown(report: WhyReport) -> str:
     for item in report.enforcing:
         mark = "present" if item.present else f"NOT present ({inline(_actual_text(item))})"
         status = f" ({item.command.status})" if item.command else ""
-        items.append(f"{code(item.enforcement.command)}{status}: {code(setting(item.enforcement))} — {mark}")
+        items.append(f"{code(item.enforcement.command)}{status}: {code(item.enforcement.setting())} — {mark}")
     items += [f"{code(c.id)} ({c.status}): {inline(c.title)}" for c in report.enforcing_commands]
     out += ["", bullets(items) if items else "No command is linked as enforcing this decision."]
     out += ["", "## Recorded", ""]

@@ -42,11 +42,6 @@ class Finding:
         return f"{self.code}: {self.where}: {self.message}"
 
 
-def setting(e: Enforcement) -> str:
-    """How an enforcement reads in a command: `--kv-cache-dtype bf16` or `NCCL_P2P_LEVEL=SYS`."""
-    return e.setting()
-
-
 def _parsed(command: Command, cache: dict[str, ParsedCommand]) -> ParsedCommand:
     if command.id not in cache:
         cache[command.id] = parse_command(command.text, command.form, command.env)
@@ -74,7 +69,7 @@ def carries(enforcement: Enforcement, command: Command) -> bool:
 def _settings(e: Enforcement, values: list[str | None]) -> str:
     """What a command actually sets, written the way the enforcement is."""
     shown = [Enforcement(command=e.command, flag=e.flag, env=e.env, value=v) for v in values]
-    return " and ".join(setting(s) for s in shown)
+    return " and ".join(s.setting() for s in shown)
 
 
 def _enforcement_findings(state: SessionState, cache: dict[str, ParsedCommand]) -> list[Finding]:
@@ -93,7 +88,7 @@ def _decision_enforcements(state: SessionState, d: Decision, cache: dict[str, Pa
                 Finding(
                     "enforcement-not-current",
                     where,
-                    f"enforces {setting(e)} on command {cmd.id}, which is {cmd.status}, not current",
+                    f"enforces {e.setting()} on command {cmd.id}, which is {cmd.status}, not current",
                 )
             )
         found = actual_values(e, _parsed(cmd, cache))
@@ -103,7 +98,7 @@ def _decision_enforcements(state: SessionState, d: Decision, cache: dict[str, Pa
                 Finding(
                     "enforcement-missing",
                     where,
-                    f"enforces {setting(e)} on command {cmd.id}, but the command does not set {what}",
+                    f"enforces {e.setting()} on command {cmd.id}, but the command does not set {what}",
                 )
             )
         elif e.value is not None and found[-1] != e.value:
@@ -111,7 +106,7 @@ def _decision_enforcements(state: SessionState, d: Decision, cache: dict[str, Pa
                 Finding(
                     "enforcement-contradicted",
                     where,
-                    f"enforces {setting(e)} on command {cmd.id}, but the command has {_settings(e, found)}",
+                    f"enforces {e.setting()} on command {cmd.id}, but the command has {_settings(e, found)}",
                 )
             )
     return out
@@ -213,7 +208,7 @@ def _decision_superseded(d: Decision, current: list[Command], justified: set[_Se
                 Finding(
                     "superseded-still-enforced",
                     f"decision/{d.id}",
-                    f"superseded, but current command {cmd.id} still sets {setting(e)}",
+                    f"superseded, but current command {cmd.id} still sets {e.setting()}",
                 )
             )
     return out

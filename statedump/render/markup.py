@@ -205,16 +205,6 @@ def line(*parts: str, start: bool = False) -> str:
     return "".join(out)
 
 
-def mid(text: str) -> str:
-    """Text that sits between spaces inside a line."""
-    return inline(text, before=" ", after=" ")
-
-
-def end(text: str) -> str:
-    """Text after a space that ends its line."""
-    return inline(text, before=" ")
-
-
 def link(label: str, url: str) -> str:
     """A Markdown link, its target normalized the way CommonMark parsers read it back.
 
