@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from statedump.fielddocs import json_schema
 from statedump.models import KINDS, Session
 from statedump.models.base import Model
 
@@ -17,7 +18,7 @@ def schema_texts() -> dict[str, str]:
     models: dict[str, type[Model]] = {"session": Session, **KINDS}
     out = {}
     for name, cls in models.items():
-        schema = cls.model_json_schema(mode="validation")
+        schema = json_schema(cls)
         schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": f"{SCHEMA_BASE}{name}.schema.json", **schema}
         out[f"{name}.schema.json"] = json.dumps(schema, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
     return out
@@ -72,7 +73,7 @@ def describe_fields(kind: str) -> str:
     if kind not in models:
         raise StatedumpError(f"unknown kind {kind!r}", where="--show", hint=f"use one of: {', '.join(models)}")
     cls = models[kind]
-    schema = cls.model_json_schema(mode="validation")
+    schema = json_schema(cls)
     props = schema["properties"]
     required = set(schema.get("required", []))
     order = field_order(KINDS[kind]) if kind in KINDS else list(props)

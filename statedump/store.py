@@ -204,12 +204,14 @@ class Store:
 
     def load(self, session: str, rev: str | None = None) -> SessionState:
         """The session and all its records, from the working tree or as of `rev`."""
-        meta = self.load_session(session, rev)
         if rev is None:
-            # The working tree is read through the parse cache: a big session re-parses only what changed.
-            from statedump.parsecache import load_records
+            # The working tree is read through the record cache: a big session re-parses only what changed.
+            from statedump.parsecache import load_state
 
-            return SessionState(meta, load_records(self.root, meta.id))
+            if not (self.session_dir(session) / SESSION_FILE).is_file():
+                self.load_session(session)  # the same error as without the cache
+            return SessionState(*load_state(self.root, session, SESSION_FILE))
+        meta = self.load_session(session, rev)
         return SessionState(meta, self.parse_files(self.record_files(session, rev)))
 
     def get(self, session: str, record_id: str) -> RecordBase:

@@ -1,9 +1,9 @@
-"""The parse cache gives exactly what parsing gives, and never serves a changed file."""
+"""The record cache gives exactly what parsing gives, and never serves a changed file or other models' records."""
 
 from __future__ import annotations
 
-import json
 import os
+import pickle
 from pathlib import Path
 
 import pytest
@@ -42,7 +42,7 @@ def test_cached_records_equal_parsed_ones(tmp_path: Path, settled: None) -> None
     first = _cached(built.root, built.session)
     cache = parsecache.cache_path(built.root, built.session)
     assert cache is not None and cache.is_file()
-    assert len(json.loads(cache.read_text())["entries"]) == 60
+    assert len(pickle.loads(cache.read_bytes())["entries"]) == 60 + 1  # the records and session.yaml
     second = _cached(built.root, built.session)
     assert first == second == _parsed(built.root, built.session)
     # Same values, same types: the documents rendered from them are the same bytes.
@@ -61,6 +61,11 @@ def test_a_changed_file_is_parsed_again(tmp_path: Path, settled: None) -> None:
     assert records[built.ids["goal"][0]].title == "X" * (len(old_title) - 7)
     goal.unlink()
     assert built.ids["goal"][0] not in {r.id for r in _cached(built.root, built.session)}
+    meta = built.root / "sessions" / built.session / "session.yaml"
+    text = meta.read_text()
+    old_title = next(line for line in text.splitlines() if line.startswith("title: "))
+    _rewrite(meta, text.replace(old_title, "title: Y"))
+    assert parsecache.load_state(built.root, built.session)[0].title == "Y"
 
 
 def test_files_changed_just_now_are_not_cached(tmp_path: Path) -> None:
@@ -75,7 +80,7 @@ def test_a_broken_cache_is_ignored_and_a_bad_file_still_fails(tmp_path: Path, se
     cache = parsecache.cache_path(built.root, built.session)
     assert cache is not None
     cache.parent.mkdir(parents=True, exist_ok=True)
-    cache.write_text("{not json")
+    cache.write_bytes(b"\x80\x05not a pickle")
     assert _cached(built.root, built.session) == _parsed(built.root, built.session)
     task = next((built.root / "sessions" / built.session).glob("*/*.yaml"))
     _rewrite(task, task.read_text().replace("title: ", "title: [unclosed "))
@@ -84,11 +89,31 @@ def test_a_broken_cache_is_ignored_and_a_bad_file_still_fails(tmp_path: Path, se
     assert str(task.relative_to(built.root)) in str(err.value)
 
 
-def test_only_data_json_gives_back_exactly_is_cached() -> None:
-    from datetime import UTC, date, datetime
+def test_a_cache_made_by_other_models_is_not_used(tmp_path: Path, settled: None) -> None:
+    built = generate.build_store(tmp_path / "s", 8)
+    _cached(built.root, built.session)
+    cache = parsecache.cache_path(built.root, built.session)
+    assert cache is not None
+    saved = pickle.loads(cache.read_bytes())
+    rel, (key, record) = next((r, e) for r, e in saved["entries"].items() if not r.endswith("session.yaml"))
+    # A record as some other version of the models left it: it must not be served.
+    forged = record.model_copy(update={"title": "served from a stale cache"})
+    saved["entries"][rel] = (key, forged)
+    cache.write_bytes(pickle.dumps({**saved, "models": "other models"}))
+    assert "served from a stale cache" not in {r.title for r in _cached(built.root, built.session)}
+    # The same entry under the right digest is served: the digest is what kept it out.
+    cache.write_bytes(pickle.dumps({**saved, "models": parsecache.models_digest()}))
+    assert "served from a stale cache" in {r.title for r in _cached(built.root, built.session)}
 
-    at = datetime(2026, 3, 14, 17, 40, tzinfo=UTC)
-    kept = parsecache._to_cache({"id": "a", "at": at, "metrics": [{"value": float("inf")}]})
-    assert kept is not None and parsecache._from_cache(json.loads(json.dumps(kept)))["at"] == at
-    assert parsecache._to_cache({"id": "a", "title": date(2026, 3, 14)}) is None
-    assert parsecache._to_cache({"id": "a", "versions": {12: "x"}}) is None
+
+def test_the_digest_follows_the_model_source(tmp_path: Path) -> None:
+    import shutil
+
+    import statedump.models
+
+    copy = tmp_path / "models"
+    shutil.copytree(Path(statedump.models.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert parsecache.source_digest(copy) == parsecache.models_digest()
+    kinds = copy / "kinds.py"
+    kinds.write_text(kinds.read_text() + "\n# a changed model\n")
+    assert parsecache.source_digest(copy) != parsecache.models_digest()

@@ -23,7 +23,7 @@ from statedump.models import (
     Tradeoff,
 )
 from statedump.models.state import SessionState
-from statedump.render import render_markdown
+from statedump.render import markup, render_markdown
 
 # Any text a user or an agent might write, control characters and YAML-looking words included;
 # only lone surrogates are left out, since they cannot be written as UTF-8 at all.
@@ -192,3 +192,12 @@ def test_environment_blocks_survive_any_value(env: dict[str, str]) -> None:
     fences = [t.content for t in MarkdownIt().parse(doc) if t.type == "fence"]
     assert fences[-1] == "run\n"
     assert env_pairs(fences[-2]) == env
+
+
+@given(st.from_regex(markup._PLAIN_URL, fullmatch=True), st.text(min_size=1, max_size=20))
+def test_plain_urls_skip_normalization_only_where_it_changes_nothing(url: str, label: str) -> None:
+    # The fast path in markup.link must give what CommonMark's normalization would.
+    from markdown_it.common.normalize_url import normalizeLink, validateLink
+
+    assert normalizeLink(url) == url and validateLink(url)
+    assert markup.link(label, url) == f"[{markup.inline(label)}]({url})"

@@ -26,6 +26,7 @@ def _read_source(path: str) -> tuple[bytes, str]:
 
 
 def _template(kind: str) -> str:
+    from statedump.fielddocs import field_doc
     from statedump.models import field_order
 
     cls = KINDS[kind]
@@ -34,7 +35,7 @@ def _template(kind: str) -> str:
         if name in ("kind", "at", "links", "tags"):
             continue
         field = cls.model_fields[name]
-        doc = (field.description or "").split("\n")[0]
+        doc = field_doc(cls, name).split("\n")[0]
         lines.append(f"# {name}: {doc}")
         if name in ("title", "id"):
             lines.append(f"{name}: ")

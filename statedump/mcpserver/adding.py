@@ -18,6 +18,7 @@ from mcp_types import ToolAnnotations
 from pydantic import ConfigDict
 
 from statedump.draft import build, to_json
+from statedump.fielddocs import json_schema
 from statedump.mcpserver.errors import tool_errors
 from statedump.mcpserver.tools import compact
 from statedump.models import KINDS
@@ -56,7 +57,7 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
 
 def input_schema(kind: str) -> dict[str, Any]:
     """The JSON Schema of `add_<kind>`: the kind's fields, minus `kind`, plus `session`."""
-    schema = KINDS[kind].model_json_schema(mode="validation")
+    schema = json_schema(KINDS[kind])
     schema = _inline({k: v for k, v in schema.items() if k != "$defs"}, schema.get("$defs", {}))
     props = {name: prop for name, prop in schema["properties"].items() if name != "kind"}
     props["id"] = {**props["id"], "description": props["id"].get("description", "") + " Default: made from the title."}

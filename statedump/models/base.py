@@ -47,7 +47,10 @@ RecordId = Annotated[str, AfterValidator(_check_id)]
 class Model(BaseModel):
     """Base for every statedump model: unknown fields are errors, assignment is checked."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, use_attribute_docstrings=True)
+    # Field docstrings are read on demand by statedump.fielddocs, not here: collecting them
+    # parses the source of every model on every start. Schemas are built at first use
+    # (defer_build), so a command that reads records from the parse cache never builds them.
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, defer_build=True)
 
     @field_validator("*", mode="before")
     @classmethod
