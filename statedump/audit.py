@@ -174,7 +174,12 @@ def needs_review(
         history = record_log(store, session, decision.id)
     if history and ids:
         since = history[0].sha
-        later = store.git.log(_paths(session, ids, state), since=since)
+        # Ask git for the commits only of records that differ from what they were at the
+        # decision: a ranged log over several kind folders walks thousands of trees (0.4 s in a
+        # 10,000-commit store), while reading a few files at one commit costs milliseconds.
+        before_of = {rid: record_at(store, since, session, rid, _kind(state.get(rid))) for rid in ids}
+        suspects = [rid for rid in ids if state.get(rid) is None or describe_change(before_of[rid], state.get(rid)) is not None]
+        later = store.git.log(_paths(session, suspects, state), since=since) if suspects else []
         seen: set[str] = set()
         for commit, paths in later:  # newest first: the first commit seen for a record is its latest change
             for path in paths:
@@ -182,7 +187,7 @@ def needs_review(
                 if rid in seen or rid not in ids:
                     continue
                 seen.add(rid)
-                before = record_at(store, since, session, rid, _kind(state.get(rid)))
+                before = before_of[rid]
                 change = describe_change(before, state.get(rid))
                 if before is None or change is None:
                     continue  # added after the decision, or changed back since

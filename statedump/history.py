@@ -12,15 +12,19 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import PurePosixPath
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from statedump import codec
-from statedump.dumps import list_dumps
 from statedump.errors import StatedumpError
-from statedump.models import KINDS, RecordBase
-from statedump.models.state import SessionState
+from statedump.ids import KIND_NAMES as KINDS
 from statedump.store import SESSION_FILE, SESSIONS, Store, check_id
-from statedump.vcs import Commit
+from statedump.vcs import Commit, PendingLog
+
+if TYPE_CHECKING:
+    from statedump.models import RecordBase
+    from statedump.models.state import SessionState
+
+# The codec and the models are imported where records are read: `statedump log` only
+# reads git history and never pays for pydantic and PyYAML.
 
 _DUMP_SHORT = re.compile(r"^(?:dump/)?(\d{1,6})$")
 
@@ -38,6 +42,8 @@ def resolve_ref(store: Store, ref: str, session: str | None = None) -> str:
         raise StatedumpError("an empty revision", where="REV", hint="use a commit, a dump tag (`statedump dumps`), or a date")
     short = _DUMP_SHORT.match(ref)
     if short:
+        from statedump.dumps import list_dumps
+
         sid = store.pick_session(session)
         number = int(short.group(1))
         for dump in list_dumps(store, sid):
@@ -116,21 +122,31 @@ def _born_here(rows: list[tuple[Commit, tuple[str, ...]]], record: str) -> bool:
     return all(c.trailers.get("Statedump-Record") == record for c, _ in rows)
 
 
-def record_log(store: Store, session: str, record_id: str, *, since: str | None = None) -> list[Entry]:
+def record_log(
+    store: Store, session: str, record_id: str, *, since: str | None = None, started: PendingLog | None = None
+) -> list[Entry]:
     """Every commit that changed the record, in any kind folder, newest first.
 
     `since` (a sha) keeps only the commits after it. Unknown ids give an empty list.
+    `started` is a walk of the literal path of the record's file, begun earlier; it is used when
+    that is the walk needed, and stopped otherwise.
     """
-    if since is None:
+    kinds = [k for k in KINDS if store.record_path(session, k, record_id).is_file()] if since is None else []
+    if len(kinds) == 1:
         # A wildcard pathspec makes git open every kind folder of every commit (ten times
         # the work of one literal path in a long history), and most records never change
         # kind: ask for the literal path of the kind the record is in now, and fall back
         # to the wildcard only when that history does not start with the record's `add`.
-        kinds = [k for k in KINDS if store.record_path(session, k, record_id).is_file()]
-        if len(kinds) == 1:
-            rows = store.git.log([record_path(session, kinds[0], record_id)])
-            if _born_here(rows, f"{kinds[0]}/{record_id}"):
-                return [_entry(c, p, session) for c, p in rows]
+        literal = record_path(session, kinds[0], record_id)
+        if started is None or started.paths != [literal]:
+            if started is not None:
+                started.cancel()
+            started = store.git.start_log([literal])
+        rows = started.rows()
+        if _born_here(rows, f"{kinds[0]}/{record_id}"):
+            return [_entry(c, p, session) for c, p in rows]
+    elif started is not None:
+        started.cancel()
     return [_entry(c, p, session) for c, p in store.git.log([record_glob(session, record_id)], since=since)]
 
 
@@ -146,6 +162,8 @@ def record_at(store: Store, rev: str, session: str, record_id: str, likely: str 
     """The record as of `rev` (in whichever kind folder it was then), or None when it did not
     exist there or cannot be read. `likely` names the kind folder to look in first (each
     look costs a read of that folder's tree)."""
+    from statedump import codec
+
     base = f"{SESSIONS}/{check_id(session, 'session')}"
     for kind in sorted(KINDS, key=lambda k: k != likely):
         data = store.git.file_at(rev, f"{base}/{kind}/{check_id(record_id)}.yaml")
@@ -199,6 +217,8 @@ def _field_changes(old: dict[str, Any], new: dict[str, Any], order: list[str]) -
 
 def diff_records(old: RecordBase | None, new: RecordBase | None) -> RecordDiff | None:
     """The difference for one id, or None when the two are equal."""
+    from statedump import codec
+
     if old is None and new is None:
         return None
     if old is None or new is None:
@@ -270,10 +290,12 @@ def describe_change(old: RecordBase | None, new: RecordBase | None, most: int = 
 # -- for the faces ------------------------------------------------------------
 
 
-def record_history(store: Store, session: str, record_id: str, limit: int | None = None) -> list[Entry]:
+def record_history(
+    store: Store, session: str, record_id: str, limit: int | None = None, started: PendingLog | None = None
+) -> list[Entry]:
     """`record_log`, at most `limit` entries; raises StatedumpError (exit 2) for an id with no
     history that is not in the working tree either."""
-    entries = record_log(store, session, record_id)
+    entries = record_log(store, session, record_id, started=started)
     if not entries and store.find_path(session, record_id) is None:
         raise StatedumpError(
             f"no record {record_id!r} in session {session!r}, now or in its history",

@@ -58,17 +58,19 @@ def _key(st: os.stat_result) -> _Key:
 @cache
 def models_digest() -> str:
     """A digest of the model code: a cache made by other models is not used."""
+    import statedump.ids
     import statedump.models
 
-    return source_digest(Path(statedump.models.__file__).parent)
+    # The id rules live beside the models, in plain Python: they are part of what validated a record.
+    return source_digest(Path(statedump.models.__file__).parent, Path(statedump.ids.__file__))
 
 
-def source_digest(folder: Path) -> str:
-    """A digest of the Python files in `folder`, this cache's version and pydantic's version."""
+def source_digest(folder: Path, *more: Path) -> str:
+    """A digest of the Python files in `folder` and of `more`, this cache's version and pydantic's version."""
     import pydantic
 
     digest = hashlib.sha256(f"{VERSION} {pydantic.VERSION}".encode())
-    for path in sorted(folder.glob("*.py")):
+    for path in [*sorted(folder.glob("*.py")), *more]:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 

@@ -18,15 +18,22 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from statedump import codec
 from statedump.clock import fixed
 from statedump.errors import StatedumpError
+from statedump.ids import KIND_NAMES as KINDS
+from statedump.ids import id_problem
 from statedump.lock import store_lock
-from statedump.models import KINDS, RecordBase, Session, id_problem
-from statedump.models.state import SessionState
-from statedump.redact import redact_model, redact_text
 from statedump.vcs import Git, find_worktree
+
+if TYPE_CHECKING:
+    from statedump.models import RecordBase, Session
+    from statedump.models.state import SessionState
+
+# The codec (PyYAML), the models (pydantic) and redaction are imported where they are
+# used: commands that only look at paths and history (`log`) never need them, and they
+# are most of a short command's start-up time.
 
 SESSIONS = "sessions"
 JOURNAL = "statedump-journal.json"
@@ -154,6 +161,8 @@ class Store:
         return max(active, key=lambda s: (s.started.timestamp() if s.started else 0.0, s.id)).id
 
     def load_session(self, session: str, rev: str | None = None) -> Session:
+        from statedump import codec
+
         path = self.session_dir(session) / SESSION_FILE
         if rev is None:
             return codec.load_session(path.read_bytes(), self.rel(path))
@@ -185,6 +194,8 @@ class Store:
 
     def parse_files(self, files: list[tuple[str, bytes]], on_error: Callable[[StatedumpError], None] | None = None) -> list[RecordBase]:
         """Records from files; each file must sit in its kind's folder and be named by its id."""
+        from statedump import codec
+
         records = []
         for rel, data in files:
             try:
@@ -204,6 +215,8 @@ class Store:
 
     def load(self, session: str, rev: str | None = None) -> SessionState:
         """The session and all its records, from the working tree or as of `rev`."""
+        from statedump.models.state import SessionState
+
         if rev is None:
             # The working tree is read through the record cache: a big session re-parses only what changed.
             from statedump.parsecache import load_state
@@ -216,6 +229,8 @@ class Store:
 
     def get(self, session: str, record_id: str) -> RecordBase:
         """One record by id, from the working tree."""
+        from statedump import codec
+
         check_id(record_id)
         for kind in KINDS:
             path = self.session_dir(session) / kind / f"{record_id}.yaml"
@@ -249,6 +264,8 @@ class Store:
         """
         import git
 
+        from statedump.redact import redact_text
+
         # Commit messages carry titles and sources given on the command line: never secrets.
         message = redact_text(message)
         backups = {p: (p.read_bytes() if p.exists() else None) for p in files}
@@ -280,6 +297,9 @@ class Store:
 
     def create_session(self, session: Session, when: datetime | None = None) -> str:
         """Write `session.yaml` for a new session and commit it."""
+        from statedump import codec
+        from statedump.redact import redact_model
+
         session = redact_model(session)
         path = self.session_dir(session.id) / SESSION_FILE
         with self.lock():
@@ -289,6 +309,9 @@ class Store:
             return self.commit_files({path: codec.dump_session(session).encode()}, msg, when or fixed())
 
     def update_session(self, session: Session) -> str:
+        from statedump import codec
+        from statedump.redact import redact_model
+
         path = self.session_dir(session.id) / SESSION_FILE
         with self.lock():
             msg = commit_message("edit", None, session.id, None, f"session: edit {session.id}")
@@ -322,6 +345,9 @@ class Store:
     ) -> tuple[RecordBase, str]:
         """Add a new record and commit it. With `unique`, a taken id gets a numeric suffix
         instead of an error (for ids statedump made up from a title)."""
+        from statedump import codec
+        from statedump.redact import redact_model
+
         record = redact_model(record)
         if not (self.session_dir(session) / SESSION_FILE).is_file():
             raise StatedumpError(f"no session {session!r}", where="-s", hint="`statedump sessions` lists them")
@@ -348,6 +374,9 @@ class Store:
 
     def put(self, session: str, record: RecordBase, *, action: str = "edit", source: str | None = None) -> str | None:
         """Replace an existing record (its kind may change); None when nothing changed."""
+        from statedump import codec
+        from statedump.redact import redact_model
+
         record = redact_model(record)
         with self.lock():
             old = self.find_path(session, record.id)

@@ -113,7 +113,10 @@ def test_the_digest_follows_the_model_source(tmp_path: Path) -> None:
 
     copy = tmp_path / "models"
     shutil.copytree(Path(statedump.models.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    assert parsecache.source_digest(copy) == parsecache.models_digest()
+    import statedump.ids
+
+    ids = Path(statedump.ids.__file__)
+    assert parsecache.source_digest(copy, ids) == parsecache.models_digest()
     kinds = copy / "kinds.py"
     kinds.write_text(kinds.read_text() + "\n# a changed model\n")
-    assert parsecache.source_digest(copy) != parsecache.models_digest()
+    assert parsecache.source_digest(copy, ids) != parsecache.models_digest()

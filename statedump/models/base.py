@@ -5,32 +5,14 @@ Models are pure data: no file, git or terminal access happens here.
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-ID_MAX = 64
-_ID_RE = re.compile(r"^[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?$")
-# Windows device names stay reserved even with an extension, and a store may be
-# cloned onto Windows, so they are refused everywhere.
-_RESERVED = {"con", "prn", "aux", "nul", "clock$"} | {f"com{i}" for i in range(10)} | {f"lpt{i}" for i in range(10)}
+from statedump.ids import ID_MAX, id_problem
 
-
-def id_problem(value: str) -> str | None:
-    """Say what is wrong with a record or session id, or None when it is safe."""
-    if not value:
-        return "an id cannot be empty"
-    if len(value) > ID_MAX:
-        return f"an id is at most {ID_MAX} characters (this one has {len(value)})"
-    if "/" in value or "\\" in value or ".." in value:
-        return "an id cannot contain '/', '\\' or '..'"
-    if not _ID_RE.match(value):
-        return "an id uses lowercase letters, digits, '-', '_' and '.', and starts and ends with a letter or digit"
-    if value.split(".")[0] in _RESERVED:
-        return f"'{value}' is a reserved file name on some systems"
-    return None
+__all__ = ["ID_MAX", "RELATIONS", "Links", "Model", "RecordBase", "RecordId", "id_problem"]
 
 
 def _check_id(value: str) -> str:

@@ -1,0 +1,33 @@
+"""What a record or session id may be, and the kind names: plain Python, no pydantic.
+
+The models validate ids with these rules; commands that only look records up (`log`,
+`why`'s path lookups) use them without importing the models, which costs start-up time.
+"""
+
+from __future__ import annotations
+
+import re
+
+ID_MAX = 64
+_ID_RE = re.compile(r"^[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?$")
+# Windows device names stay reserved even with an extension, and a store may be
+# cloned onto Windows, so they are refused everywhere.
+_RESERVED = {"con", "prn", "aux", "nul", "clock$"} | {f"com{i}" for i in range(10)} | {f"lpt{i}" for i in range(10)}
+
+KIND_NAMES = ("goal", "instruction", "discovery", "compat", "benchmark", "decision", "task", "command", "component", "file", "reference")
+"""Every record kind, in the order the state document presents them (the keys of `models.KINDS`)."""
+
+
+def id_problem(value: str) -> str | None:
+    """Say what is wrong with a record or session id, or None when it is safe."""
+    if not value:
+        return "an id cannot be empty"
+    if len(value) > ID_MAX:
+        return f"an id is at most {ID_MAX} characters (this one has {len(value)})"
+    if "/" in value or "\\" in value or ".." in value:
+        return "an id cannot contain '/', '\\' or '..'"
+    if not _ID_RE.match(value):
+        return "an id uses lowercase letters, digits, '-', '_' and '.', and starts and ends with a letter or digit"
+    if value.split(".")[0] in _RESERVED:
+        return f"'{value}' is a reserved file name on some systems"
+    return None
