@@ -208,10 +208,17 @@ class Git:
 
     def start_log(self, paths: list[str], *, rev: str = "HEAD", limit: int | None = None, since: str | None = None) -> PendingLog:
         """`log`, started now and read later: the caller can do other work while git walks the history."""
-        args = ["--no-color", "--name-only", "--format=%x1e%H%x00%P%x00%at%x00%B%x00"]
+        # --no-renames: a move lists both paths, as the log index (and a one-path pathspec) sees it.
+        args = ["--no-color", "--no-renames", "--name-only", "--format=%x1e%H%x00%P%x00%at%x00%B%x00"]
         if limit is not None:
             args.append(f"-n{int(limit)}")
         args.append(f"{since}..{rev}" if since else rev)
+        if rev == "HEAD" and since is None and limit is None and (self.root / ".git").is_dir():
+            from statedump.logindex import touching
+
+            found = touching(self.root, self.root / ".git", paths)
+            if found is not None:
+                return PendingLog(self.root, paths, args, found)
         return PendingLog(self.root, paths, args)
 
     def is_ancestor(self, older: str, newer: str) -> bool:
@@ -245,20 +252,26 @@ class Git:
 class PendingLog:
     """A `git log` running in the background; `rows()` waits for it and parses its output.
 
-    The git binary is run directly here, as GitPython's `repo.git.log` would run it:
+    The answer comes from `statedump.logindex` when it can give it. Otherwise the git
+    binary is run directly here, as GitPython's `repo.git.log` would run it:
     `statedump log` is a git log and little else, and importing GitPython would be a
     third of its time (its target is 1.5x a bare `git log -- <file>`).
     """
 
-    def __init__(self, root: Path, paths: list[str], args: list[str]):
+    def __init__(self, root: Path, paths: list[str], args: list[str], ready: list[tuple[Commit, tuple[str, ...]]] | None = None):
         self.root = root
         self.paths = list(paths)
-        env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
-        cmd = ["git", "-C", str(root), "log", *args, "--", *paths]
-        self._proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        self._ready = ready
+        self._proc: subprocess.Popen[bytes] | None = None
+        if ready is None:
+            env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+            cmd = ["git", "-C", str(root), "log", *args, "--", *paths]
+            self._proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
     def rows(self) -> list[tuple[Commit, tuple[str, ...]]]:
         """The commits, newest first, each with the paths it changed among `paths`."""
+        if self._proc is None:
+            return list(self._ready or [])
         out_bytes, err = self._proc.communicate()
         if self._proc.returncode:
             head = subprocess.run(["git", "-C", str(self.root), "rev-parse", "-q", "--verify", "HEAD"], capture_output=True, check=False)
@@ -275,6 +288,8 @@ class PendingLog:
 
     def cancel(self) -> None:
         """Stop the walk when its answer is no longer wanted."""
+        if self._proc is None:
+            return
         if self._proc.poll() is None:
             self._proc.kill()
         self._proc.communicate()
