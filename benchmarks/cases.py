@@ -321,15 +321,26 @@ with open(sys.argv[1], "rb") as fh:
 """
 
 
-def import_(ctx: Context) -> list[Row]:
-    """A big Claude Code transcript: >= 0.5x the throughput of a bare json.loads loop, peak RSS <= 200 MB."""
-    needs("statedump.ingest", "statedump.cli.import_cmd")
-    path = ctx.workdir / f"transcript-{ctx.transcript_mb:g}mb.jsonl"
+def _transcript(ctx: Context, dense: bool) -> Path:
+    """The generated transcript, written once per shape and size (the shape's version is in the name)."""
+    shape = "dense" if dense else f"v{generate.TRANSCRIPT_SHAPE}"
+    path = ctx.workdir / f"transcript-{shape}-{ctx.transcript_mb:g}mb.jsonl"
     if not path.exists():
         started = time.perf_counter()
-        generate.transcript(path, ctx.transcript_mb)
+        generate.transcript(path, ctx.transcript_mb, dense=dense)
         ctx.log(f"  wrote {path.name} in {time.perf_counter() - started:.1f} s")
-    megabytes = path.stat().st_size / 1024 / 1024
+    return path
+
+
+def import_(ctx: Context) -> list[Row]:
+    """A big Claude Code transcript: >= 0.5x the throughput of a bare json.loads loop, peak RSS <= 200 MB.
+
+    The transcript is a working session (a typed prompt, then 10–40 tool rounds). The dense
+    shape (a typed prompt every 4th line, eleven times as many records) is measured too and
+    reported without a target: the worst case, not hidden.
+    """
+    needs("statedump.ingest", "statedump.cli.import_cmd")
+    session, dense = _transcript(ctx, dense=False), _transcript(ctx, dense=True)
     count = [0]
 
     def measured(argv: list[str]) -> dict[str, float]:
@@ -341,7 +352,7 @@ def import_(ctx: Context) -> list[Row]:
         result: dict[str, float] = json.loads(out.stdout)
         return result
 
-    def statedump_import() -> dict[str, float]:
+    def statedump_import(path: Path) -> dict[str, float]:
         count[0] += 1
         root = ctx.workdir / f"import-store-{count[0]}"
         if root.exists():
@@ -351,27 +362,42 @@ def import_(ctx: Context) -> list[Row]:
         shutil.rmtree(root)
         return result
 
-    runs: list[tuple[dict[str, float], dict[str, float]]] = []
+    runs: list[tuple[dict[str, float], ...]] = []
     for _ in range(min(ctx.reps, 3)):  # each full run reads 200 MB: three are enough for a median
-        runs.append((statedump_import(), measured([PY, "-c", _JSON_LOOP, str(path)])))
-    ours = statistics.median(r[0]["seconds"] for r in runs)
-    bare = statistics.median(r[1]["seconds"] for r in runs)
+        runs.append(
+            (
+                statedump_import(session),
+                measured([PY, "-c", _JSON_LOOP, str(session)]),
+                statedump_import(dense),
+                measured([PY, "-c", _JSON_LOOP, str(dense)]),
+            )
+        )
+    rows = []
+    for name, path, at in (("import", session, 0), ("import-dense", dense, 2)):
+        megabytes = path.stat().st_size / 1024 / 1024
+        ours = statistics.median(r[at]["seconds"] for r in runs)
+        bare = statistics.median(r[at + 1]["seconds"] for r in runs)
+        throughput, bare_throughput = megabytes / ours, megabytes / bare
+        rss = max(r[at]["max_rss_kb"] for r in runs) / 1024
+        dense_row = name == "import-dense"
+        rows.append(
+            Row(
+                name,
+                f"statedump import claude-code, {megabytes:.0f} MB" + (", a prompt every 4th line" if dense_row else ""),
+                throughput,
+                bare_throughput,
+                "json.loads loop over the lines",
+                "MB/s",
+                "none: the worst case, reported" if dense_row else ">= 0.5x",
+                throughput / bare_throughput,
+                True if dense_row else throughput >= 0.5 * bare_throughput,
+                extra={"seconds": ours, "baseline_seconds": bare, "max_rss_mb": rss},
+            )
+        )
     rss = max(r[0]["max_rss_kb"] for r in runs) / 1024
     bare_rss = max(r[1]["max_rss_kb"] for r in runs) / 1024
-    throughput, bare_throughput = megabytes / ours, megabytes / bare
-    return [
-        Row(
-            "import",
-            f"statedump import claude-code, {megabytes:.0f} MB",
-            throughput,
-            bare_throughput,
-            "json.loads loop over the lines",
-            "MB/s",
-            ">= 0.5x",
-            throughput / bare_throughput,
-            throughput >= 0.5 * bare_throughput,
-            extra={"seconds": ours, "baseline_seconds": bare},
-        ),
+    rows.insert(
+        1,
         Row(
             "import-rss",
             "peak RSS of that import",
@@ -383,7 +409,8 @@ def import_(ctx: Context) -> list[Row]:
             rss / bare_rss,
             rss <= 200,
         ),
-    ]
+    )
+    return rows
 
 
 def add(ctx: Context) -> list[Row]:
@@ -436,7 +463,7 @@ TARGETS = {
     "log": ["log"],
     "tui": ["tui"],
     "peer": ["peer"],
-    "import": ["import", "import-rss"],
+    "import": ["import", "import-rss", "import-dense"],
     "add": ["add-depth", "add-vs-git"],
 }
 """The rows each case reports, also when it is not available."""

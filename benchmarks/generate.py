@@ -293,87 +293,157 @@ def example_store(root: Path) -> Path:
     return root
 
 
-def transcript(path: Path, megabytes: float, seed: int = 11) -> int:
-    """A Claude Code JSONL transcript of about `megabytes` MB (the shape in notes/formats.md §1); returns its size."""
+TRANSCRIPT_SHAPE = 2
+"""Version of the realistic transcript shape; the benchmark's file name carries it, so a file
+written by an older generator is never taken for the current one."""
+
+_MODEL = "claude-sonnet-4-5-20250929"
+_DUMP_EVERY = 4000
+"""Lines between two checkpoints (an empty user turn, then a state dump)."""
+
+
+def transcript(path: Path, megabytes: float, seed: int = 11, *, dense: bool = False) -> int:
+    """A Claude Code JSONL transcript of about `megabytes` MB (the shape in notes/formats.md §1); returns its size.
+
+    The default shape is a working session: each typed prompt is followed by 10–40 tool
+    rounds (an assistant line with thinking, text and a `tool_use`, then the user line with
+    its `tool_result`), a closing answer and a `turn_duration` line. `dense=True` is the
+    worst case for an importer, and the shape of the first generator: a typed prompt every
+    4th line. Both put a checkpoint (an empty user turn, then a state dump) about every
+    4,000 lines.
+    """
     rng = random.Random(seed)  # noqa: S311 - reproducible test data, not secrets
     text = _Text(rng)
-    session = "5e0c2a7b-1f3d-4c1e-8a2b-6d9e4f0a7c11"
     target = int(megabytes * 1024 * 1024)
-    n, parent = 0, None
-    message: dict[str, Any]
-    when = datetime(2026, 3, 14, 7, 30, tzinfo=UTC)
-    # Tool outputs make up most of a real transcript; a pool of them keeps generation fast.
-    outputs = ["\n".join(text.sentence() for _ in range(rng.randint(5, 120))) for _ in range(64)]
-    dump = "\n\n".join(
-        f"## {h}\n\n" + "\n".join(f"- {text.sentence()}" for _ in range(6)) for h in ("Goal", "Instructions", "Discoveries", "Accomplished")
-    )
+    lines = _dense_lines(rng, text) if dense else _session_lines(rng, text)
     with open(path, "w", encoding="utf-8") as fh:
         head = json.dumps({"type": "summary", "summary": "Deploy Qwen3.5 on SM120", "leafUuid": f"00000000-0000-4000-8000-{0:012d}"}) + "\n"
         fh.write(head)
         size = len(head)
         while size < target:
-            n += 1
-            uuid = f"00000000-0000-4000-8000-{n:012d}"
-            when += timedelta(seconds=rng.randint(1, 30))
-            env = {
-                "parentUuid": parent,
-                "isSidechain": False,
-                "userType": "external",
-                "cwd": "/home/ann/deploy",
-                "sessionId": session,
-                "version": "2.0.61",
-                "gitBranch": "main",
-                "uuid": uuid,
-                "timestamp": when.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-            }
-            step = n % 4
-            line: dict[str, Any]
-            if n % 4000 in (1, 2):
-                # Now and then an empty user turn, then a state dump: a checkpoint.
-                line = {**env, "type": "user", "message": {"role": "user", "content": ""}}
-                if n % 4000 == 2:
-                    content = [{"type": "text", "text": dump}]
-                    message = {
-                        "model": "claude-sonnet-4-5-20250929",
-                        "id": f"msg_{n:08d}",
-                        "type": "message",
-                        "role": "assistant",
-                        "content": content,
-                    }
-                    line = {**env, "type": "assistant", "requestId": f"req_{n:08d}", "message": message}
-            elif step == 1:
-                line = {**env, "type": "user", "message": {"role": "user", "content": text.sentence()}}
-            elif step == 2:
-                blocks: list[dict[str, Any]] = [
-                    {"type": "thinking", "thinking": text.paragraph(), "signature": "sig"},
-                    {"type": "text", "text": text.paragraph()},
-                    {"type": "tool_use", "id": f"toolu_{n:08d}", "name": "Bash", "input": {"command": text.command()}},
-                ]
-                message = {
-                    "model": "claude-sonnet-4-5-20250929",
-                    "id": f"msg_{n:08d}",
-                    "type": "message",
-                    "role": "assistant",
-                    "content": blocks,
-                }
-                message |= {
-                    "stop_reason": "tool_use",
-                    "usage": {"input_tokens": rng.randint(10, 99), "output_tokens": rng.randint(50, 900)},
-                }
-                line = {**env, "type": "assistant", "requestId": f"req_{n:08d}", "message": message}
-            elif step == 3:
-                out = rng.choice(outputs)
-                result = {"tool_use_id": f"toolu_{n - 1:08d}", "type": "tool_result", "content": out, "is_error": False}
-                line = {
-                    **env,
-                    "type": "user",
-                    "message": {"role": "user", "content": [result]},
-                    "toolUseResult": {"stdout": out, "stderr": ""},
-                }
-            else:
-                line = {**env, "type": "system", "subtype": "turn_duration", "durationMs": rng.randint(100, 90000), "level": "info"}
-            raw = json.dumps(line, ensure_ascii=False) + "\n"
+            raw = json.dumps(next(lines), ensure_ascii=False) + "\n"
             fh.write(raw)
             size += len(raw.encode())
-            parent = uuid
     return size
+
+
+class _Envelope:
+    """The fields every Claude Code line carries, with uuids in order and a clock that moves on."""
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+        self.n = 0
+        self.parent: str | None = None
+        self.when = datetime(2026, 3, 14, 7, 30, tzinfo=UTC)
+
+    def next(self) -> dict[str, Any]:
+        self.n += 1
+        uuid = f"00000000-0000-4000-8000-{self.n:012d}"
+        self.when += timedelta(seconds=self.rng.randint(1, 30))
+        env = {
+            "parentUuid": self.parent,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": "/home/ann/deploy",
+            "sessionId": "5e0c2a7b-1f3d-4c1e-8a2b-6d9e4f0a7c11",
+            "version": "2.0.61",
+            "gitBranch": "main",
+            "uuid": uuid,
+            "timestamp": self.when.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        }
+        self.parent = uuid
+        return env
+
+
+def _assistant(env: dict[str, Any], n: int, blocks: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    message = {"model": _MODEL, "id": f"msg_{n:08d}", "type": "message", "role": "assistant", "content": blocks, **extra}
+    return {**env, "type": "assistant", "requestId": f"req_{n:08d}", "message": message}
+
+
+def _tool_round(rng: random.Random, text: _Text, envelope: _Envelope, outputs: list[str]) -> Iterator[dict[str, Any]]:
+    env = envelope.next()
+    n = envelope.n
+    blocks: list[dict[str, Any]] = [
+        {"type": "thinking", "thinking": text.paragraph(), "signature": "sig"},
+        {"type": "text", "text": text.paragraph()},
+        {"type": "tool_use", "id": f"toolu_{n:08d}", "name": "Bash", "input": {"command": text.command()}},
+    ]
+    usage = {"input_tokens": rng.randint(10, 99), "output_tokens": rng.randint(50, 900)}
+    yield _assistant(env, n, blocks, stop_reason="tool_use", usage=usage)
+    out = rng.choice(outputs)
+    result = {"tool_use_id": f"toolu_{n:08d}", "type": "tool_result", "content": out, "is_error": False}
+    yield {
+        **envelope.next(),
+        "type": "user",
+        "message": {"role": "user", "content": [result]},
+        "toolUseResult": {"stdout": out, "stderr": ""},
+    }
+
+
+def _outputs(rng: random.Random, text: _Text) -> list[str]:
+    # Tool outputs make up most of a real transcript; a pool of them keeps generation fast.
+    return ["\n".join(text.sentence() for _ in range(rng.randint(5, 120))) for _ in range(64)]
+
+
+def _dump(text: _Text) -> str:
+    return "\n\n".join(
+        f"## {h}\n\n" + "\n".join(f"- {text.sentence()}" for _ in range(6)) for h in ("Goal", "Instructions", "Discoveries", "Accomplished")
+    )
+
+
+def _turn_duration(rng: random.Random, envelope: _Envelope) -> dict[str, Any]:
+    return {**envelope.next(), "type": "system", "subtype": "turn_duration", "durationMs": rng.randint(1000, 900000), "level": "info"}
+
+
+def _session_lines(rng: random.Random, text: _Text) -> Iterator[dict[str, Any]]:
+    """Prompts, each followed by 10–40 tool rounds, a closing answer and a turn duration.
+
+    As in the first generator, the file opens with a checkpoint (so that even the quick
+    run's small file has one), and one follows about every 4,000 lines, between two turns.
+    """
+    envelope = _Envelope(rng)
+    outputs, dump = _outputs(rng, text), _dump(text)
+    dumped = -_DUMP_EVERY
+    while True:
+        if envelope.n - dumped >= _DUMP_EVERY:
+            dumped = envelope.n
+            yield {**envelope.next(), "type": "user", "message": {"role": "user", "content": ""}}
+            yield _assistant(envelope.next(), envelope.n, [{"type": "text", "text": dump}], stop_reason="end_turn")
+            yield _turn_duration(rng, envelope)
+        yield {**envelope.next(), "type": "user", "message": {"role": "user", "content": text.sentence()}}
+        for _ in range(rng.randint(10, 40)):
+            yield from _tool_round(rng, text, envelope, outputs)
+        yield _assistant(envelope.next(), envelope.n, [{"type": "text", "text": text.paragraph()}], stop_reason="end_turn")
+        yield _turn_duration(rng, envelope)
+
+
+def _dense_lines(rng: random.Random, text: _Text) -> Iterator[dict[str, Any]]:
+    """The first generator's shape, line for line: a typed prompt every 4th line."""
+    envelope = _Envelope(rng)
+    outputs, dump = _outputs(rng, text), _dump(text)
+    while True:
+        env = envelope.next()
+        n = envelope.n
+        step = n % 4
+        if n % 4000 in (1, 2):
+            # Now and then an empty user turn, then a state dump: a checkpoint.
+            if n % 4000 == 1:
+                yield {**env, "type": "user", "message": {"role": "user", "content": ""}}
+            else:
+                yield _assistant(env, n, [{"type": "text", "text": dump}])
+        elif step == 1:
+            yield {**env, "type": "user", "message": {"role": "user", "content": text.sentence()}}
+        elif step == 2:
+            blocks: list[dict[str, Any]] = [
+                {"type": "thinking", "thinking": text.paragraph(), "signature": "sig"},
+                {"type": "text", "text": text.paragraph()},
+                {"type": "tool_use", "id": f"toolu_{n:08d}", "name": "Bash", "input": {"command": text.command()}},
+            ]
+            usage = {"input_tokens": rng.randint(10, 99), "output_tokens": rng.randint(50, 900)}
+            yield _assistant(env, n, blocks, stop_reason="tool_use", usage=usage)
+        elif step == 3:
+            out = rng.choice(outputs)
+            result = {"tool_use_id": f"toolu_{n - 1:08d}", "type": "tool_result", "content": out, "is_error": False}
+            yield {**env, "type": "user", "message": {"role": "user", "content": [result]}, "toolUseResult": {"stdout": out, "stderr": ""}}
+        else:
+            yield {**env, "type": "system", "subtype": "turn_duration", "durationMs": rng.randint(100, 90000), "level": "info"}

@@ -75,8 +75,55 @@ _SECRET_KEY_RE = re.compile(r"(?i)^" + _SECRET_NAME + r"$")
 T = TypeVar("T", bound=BaseModel)
 
 
+_CLUES = (
+    "-----begin",
+    "authorization",
+    "bearer",
+    "api-key",
+    "token",
+    "secret",
+    "passw",
+    "_key",
+    "://",
+    "sk-",
+    "k_live_",
+    "k_test_",
+    "aiza",
+    "ya29.",
+    "hf_",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "glpat-",
+    "xox",
+    "xapp-",
+    "npm_",
+    "pypi-",
+    "eyj",
+    "akia",
+    "asia",
+)
+"""Lowercase text every pattern's match contains (each pattern's fixed letters: `--api_key`
+has `_key`, `SECRET_NAME` ends in TOKEN, SECRET, PASSW... or _KEY): an ASCII text that
+holds none of them, in any case, cannot match any pattern."""
+
+
+def _may_hold_secret(text: str) -> bool:
+    # Only for ASCII: the case-blind patterns also match a few other letters as ASCII ones
+    # (a long s as s, a dotless i as i), which lowercasing would not reveal.
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return any(clue in low for clue in _CLUES)
+
+
 def redact_text(text: str) -> str:
     """The text with every secret replaced by `<redacted>`, its surroundings kept."""
+    if not _may_hold_secret(text):
+        return text
     for pattern, repl in _PATTERNS:
         text = pattern.sub(repl, text)
     return text

@@ -7,7 +7,6 @@ together with `Store.commit_files`, which undoes everything when any step fails.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -15,12 +14,15 @@ from typing import Any
 
 from statedump import codec
 from statedump.clock import fixed, now
-from statedump.dumps import list_dumps, tag_dump
+from statedump.dumps import list_dumps
+from statedump.dumps import prefix as dumps_prefix
 from statedump.errors import StatedumpError
-from statedump.ingest.checkpoints import checkpoint_commit
+from statedump.ingest.bulk import commit_bulk
+from statedump.ingest.checkpoints import Snapshot, write_objects, write_tags
+from statedump.ingest.jsonl import file_digest
 from statedump.ingest.plan import SESSION_FACTS, CheckpointMark, ImportPlan, Skipped
 from statedump.models import Checkpoint, RecordBase, Session, id_problem
-from statedump.redact import redact_model
+from statedump.redact import redact_model, redact_text
 from statedump.store import SESSION_FILE, Store, slugify
 
 
@@ -60,15 +62,6 @@ class ImportReport:
             "tags": self.tags,
             "dry_run": self.dry_run,
         }
-
-
-def file_digest(path: Path) -> str:
-    """sha256 of a file, read in chunks (the file may be large)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def source_label(path: Path) -> str:
@@ -196,10 +189,11 @@ def apply_plan(
     current = None if state is None else state.session
     existing = {} if state is None else {r.id: r for r in state.records}
     base = now()
+    writes = _Writes(existing, base, plan.guessed)
     files: dict[Path, bytes | None] = {}
     known = set(existing) | {r.id for r in plan.records}
     for index, raw in enumerate(plan.records):
-        record = _prepared(raw, index, existing, base, plan.guessed.get(raw.id, set()))
+        record = writes.record(raw, index)
         if record is None:
             report.unchanged += 1
             continue
@@ -210,7 +204,7 @@ def apply_plan(
                 files[store.record_path(sid, old.kind, old.id)] = None
         else:
             report.added.append(record)
-        files[store.record_path(sid, record.kind, record.id)] = codec.dump_record(record).encode()
+        files[store.record_path(sid, record.kind, record.id)] = writes.text(record)
         missing = sorted({t for _, t in record.link_pairs() if t not in known})
         if missing:
             report.notes.append(f"{record.kind}/{record.id} links to records not in the file or the session: {', '.join(missing)}")
@@ -223,20 +217,54 @@ def apply_plan(
     if dry_run or not files:
         return report
     parent = store.git.head()
+    points = _snapshots(store, sid, new_points, meta, parent, writes)
     with store.lock():
         if create and (store.session_dir(sid) / SESSION_FILE).exists():
             raise StatedumpError(f"session {sid!r} was created by someone else meanwhile", where="-s", hint="run the import again")
         fresh = sorted({d for p in files for d in (p.parent, p.parent.parent) if not d.exists()}, key=lambda d: -len(d.parts))
         try:
-            report.commit = store.commit_files(files, _message(report), fixed())
+            # Every blob in one pack (so that `git add` finds them and writes none), with the
+            # checkpoint commits, while the files are written; nothing refers to the commits
+            # until the tags are made.
+            blobs = [data for data in files.values() if data is not None]
+            snaps = [snap for _, _, snap in points if snap is not None]
+            report.commit, commits = commit_bulk(
+                store, files, _message(report), fixed(), lambda: write_objects(store, parent, blobs, snaps)
+            )
         except BaseException:
             # The files are restored by the store; the folders made for them go too.
             for folder in fresh:
                 with contextlib.suppress(OSError):
                     folder.rmdir()
             raise
-    _tag_checkpoints(store, report, new_points, meta, existing, base, parent, plan.guessed)
+    _tag_checkpoints(store, report, points, commits or [])
     return report
+
+
+class _Writes:
+    """Each record prepared (merged, redacted, timed) and turned into YAML once, for the
+    import's commit and for every checkpoint commit that holds it."""
+
+    def __init__(self, existing: dict[str, RecordBase], base: datetime, guessed: dict[str, set[str]]):
+        self.existing = existing
+        self.base = base
+        self.guessed = guessed
+        # Keyed by id(): the values keep the objects alive, so an id is never reused meanwhile.
+        self._records: dict[tuple[int, int], tuple[RecordBase, RecordBase | None]] = {}
+        self._texts: dict[int, tuple[RecordBase, bytes]] = {}
+
+    def record(self, raw: RecordBase, index: int) -> RecordBase | None:
+        """`_prepared(raw, index, ...)`, computed once."""
+        key = (id(raw), index)
+        if key not in self._records:
+            self._records[key] = (raw, _prepared(raw, index, self.existing, self.base, self.guessed.get(raw.id, set())))
+        return self._records[key][1]
+
+    def text(self, record: RecordBase) -> bytes:
+        """The record's file, as bytes."""
+        if id(record) not in self._texts:
+            self._texts[id(record)] = (record, codec.dump_record(record).encode())
+        return self._texts[id(record)][1]
 
 
 def _prepared(raw: RecordBase, index: int, existing: dict[str, RecordBase], base: datetime, guessed: set[str]) -> RecordBase | None:
@@ -261,48 +289,55 @@ def _prepared(raw: RecordBase, index: int, existing: dict[str, RecordBase], base
     return record
 
 
-def _tag_checkpoints(
-    store: Store,
-    report: ImportReport,
-    points: list[CheckpointMark],
-    meta: Session,
-    existing: dict[str, RecordBase],
-    base: datetime,
-    parent: str | None,
-    guessed: dict[str, set[str]],
-) -> None:
-    """A dump tag per checkpoint, on a commit that holds the state as of that checkpoint."""
-    if report.commit is None:
-        return
-    sid = report.session
+def _snapshots(
+    store: Store, sid: str, points: list[CheckpointMark], meta: Session, parent: str | None, writes: _Writes
+) -> list[tuple[str, CheckpointMark, Snapshot | None]]:
+    """For each checkpoint not tagged yet: its tag's subject, and the commit that holds the
+    state as of that checkpoint (None: the tag goes on the import's own commit)."""
     taken = {d.message.split("\n", 1)[0] for d in list_dumps(store, sid)}
     before = {c.source for c in meta.checkpoints} - {p.source for p in points}
-    previous = parent
-    # A record unchanged between dumps is the same object in each snapshot: write it once.
+    out: list[tuple[str, CheckpointMark, Snapshot | None]] = []
+    # A record unchanged between dumps is the same object in each snapshot: written once.
     written: dict[int, tuple[str, bytes] | None] = {}
     for k, point in enumerate(points):
         subject = f"State dump ({point.source}): {point.message}"
         if subject in taken:
             continue
-        target = report.commit
-        if parent is not None and point.records:
-            seen = before | {p.source for p in points[: k + 1]}
-            files = {store.rel(store.session_dir(sid) / SESSION_FILE): codec.dump_session(_as_of(meta, seen)).encode()}
-            for index, raw in enumerate(point.records):
-                if id(raw) not in written:
-                    record = _prepared(raw, index, existing, base, guessed.get(raw.id, set()))
-                    written[id(raw)] = (
-                        None
-                        if record is None
-                        else (store.rel(store.record_path(sid, record.kind, record.id)), codec.dump_record(record).encode())
-                    )
-                entry = written[id(raw)]
-                if entry is not None:
-                    files[entry[0]] = entry[1]
-            message = f"{subject}\n\nStatedump-Session: {sid}\nStatedump-Action: checkpoint\nStatedump-Source: {point.source}\n"
-            target = checkpoint_commit(store, parent, previous or parent, files, message, point.at)
-            previous = target
-        report.tags.append(tag_dump(store, sid, subject, point.at, sha=target).name)
+        if parent is None or not point.records:
+            out.append((subject, point, None))
+            continue
+        seen = before | {p.source for p in points[: k + 1]}
+        files = {store.rel(store.session_dir(sid) / SESSION_FILE): codec.dump_session(_as_of(meta, seen)).encode()}
+        for index, raw in enumerate(point.records):
+            if id(raw) not in written:
+                record = writes.record(raw, index)
+                written[id(raw)] = (
+                    None if record is None else (store.rel(store.record_path(sid, record.kind, record.id)), writes.text(record))
+                )
+            entry = written[id(raw)]
+            if entry is not None:
+                files[entry[0]] = entry[1]
+        message = f"{subject}\n\nStatedump-Session: {sid}\nStatedump-Action: checkpoint\nStatedump-Source: {point.source}\n"
+        out.append((subject, point, Snapshot(files, message, point.at)))
+    return out
+
+
+def _tag_checkpoints(
+    store: Store, report: ImportReport, points: list[tuple[str, CheckpointMark, Snapshot | None]], commits: list[str]
+) -> None:
+    """A dump tag per checkpoint: on its own commit, or on the import's."""
+    if report.commit is None or not points:
+        return
+    made = iter(commits)
+    tags = []
+    with store.lock():
+        number = max((d.number for d in list_dumps(store, report.session)), default=0)
+        for subject, point, snap in points:
+            number += 1
+            name = f"{dumps_prefix(report.session)}{number}"
+            tags.append((name, report.commit if snap is None else next(made), redact_text(subject), point.at))
+        write_tags(store, tags)
+    report.tags += [name for name, _, _, _ in tags]
 
 
 def _as_of(meta: Session, sources: set[str | None]) -> Session:

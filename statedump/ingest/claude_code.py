@@ -9,10 +9,11 @@ and become checkpoints; so does an empty user message followed by a state dump.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
-from statedump.ingest.jsonl import Progress, iter_jsonl
+from statedump.ingest.jsonl import Progress, iter_jsonl, plain_object
 from statedump.ingest.plan import ImportPlan
 from statedump.ingest.transcript import Transcript, when
 
@@ -53,12 +54,81 @@ def _assistant_text(message: dict[str, Any]) -> str:
     return ""
 
 
-def read(path: Path, progress: Progress | None = None) -> ImportPlan:
-    """Read a Claude Code transcript into a plan."""
+# Most of a transcript's bytes are tool rounds, which give a plan nothing once the session
+# facts are known. These patterns recognise them from the bytes, without building the long
+# strings: a run of `"name": scalar` pairs can only be the members of one object, so
+# what follows it sits at a known depth. A string is `"` ... `"` with escaped characters
+# inside; an unescaped `"` always ends it, so a pattern can never start inside one.
+_W = rb"[ \t\r\n]*"
+_STRING = rb'"(?:[^"\\\x00-\x1f]++|\\.)*+"'
+_SCALAR = rb"(?:" + _STRING + rb"|true|false|null|-?[0-9][0-9.eE+-]*+)"
+_PAIRS = rb"(?:" + _W + _STRING + _W + rb":" + _W + _SCALAR + _W + rb",)*?"
+# (Lazy: the name sought is tried before each further member, so a long string after it is never scanned.)
+_LINE = re.compile(
+    rb"\{" + _PAIRS + _W + rb'"type"' + _W + rb":" + _W
+    + rb'"(?:(user)"' + _W + rb",(" + _PAIRS + _W + rb'"message"' + _W + rb":" + _W + rb"\{"
+    + _PAIRS + _W + rb'"content"' + _W + rb":" + _W + rb"\[" + _W + rb"\{"
+    + _PAIRS + _W + rb'"type"' + _W + rb":" + _W + rb'"tool_result")?'
+    + rb'|([a-z_-]*)"' + _W + rb"[,}])"
+)  # fmt: skip
+"""The line's own `type` (group 1 when it is "user", else group 3), when only scalar members
+come before it (as Claude Code writes them); for a user line, group 2 says that its
+`message.content` starts with a `tool_result` block."""
+_ENVELOPE = ("id", "cwd", "branch", "started")
+
+
+class _PassOver:
+    """Decides, from a line's bytes, that reading it fully would change nothing in the plan.
+
+    Only once every session fact a line's envelope gives is known (each is first-wins), and
+    only while no empty user turn is open (when the next assistant text may be a state dump):
+    then an assistant or `turn_duration` line adds nothing, and neither does a user line whose
+    content holds a `tool_result` block (`_user_text` gives None for it; as a compaction summary
+    it would be an empty one, which changes nothing either). Lines of other types are never
+    read. Summary and title lines, and anything the patterns do not recognise, are parsed.
+    Exact for JSON lines whose objects have unique member names (RFC 8259 leaves duplicates
+    undefined; Claude Code writes none); `plain_object` sends lines that look damaged to the
+    parser, which reports them as before.
+    """
+
+    def __init__(self, plan: ImportPlan, talk: Transcript):
+        self.plan = plan
+        self.talk = talk
+        self.version: object = None
+        self._envelope = False
+
+    def envelope_known(self) -> bool:
+        if not self._envelope:
+            self._envelope = bool(self.version) and all(k in self.plan.session for k in _ENVELOPE)
+        return self._envelope
+
+    def __call__(self, raw: bytes) -> bool:
+        found = _LINE.match(raw)
+        if found is None:
+            return False
+        kind = found.group(1) or found.group(3)
+        if kind in (b"summary", b"custom-title"):
+            return False
+        if kind not in (b"user", b"assistant", b"system"):
+            return plain_object(raw)
+        if not self.envelope_known() or not self.talk.idle:
+            return False
+        if kind == b"assistant" and "model_used" not in self.plan.session:
+            return False
+        if kind == b"user" and found.group(2) is None:
+            return False
+        return plain_object(raw)
+
+
+def read(path: Path, progress: Progress | None = None, *, parse_all: bool = False) -> ImportPlan:
+    """Read a Claude Code transcript into a plan (`parse_all`: parse every line, for tests
+    that compare the plan with the one tool rounds passed over unparsed give)."""
     plan = ImportPlan("claude-code", path)
     talk = Transcript(plan, "claude-code")
     version = None
-    for number, line in iter_jsonl(path, plan, "Claude Code transcript (JSONL)", progress):
+    over = _PassOver(plan, talk)
+    lines = iter_jsonl(path, plan, "Claude Code transcript (JSONL)", progress, None if parse_all else over)
+    for number, line in lines:
         kind = line.get("type")
         if kind in ("summary", "custom-title"):
             plan.fact("title", line.get("customTitle") or line.get("summary"))
@@ -71,7 +141,7 @@ def read(path: Path, progress: Progress | None = None) -> ImportPlan:
         plan.fact("cwd", line.get("cwd"))
         plan.fact("branch", line.get("gitBranch"))
         plan.fact("started", when(line.get("timestamp")))
-        version = version or line.get("version")
+        version = over.version = version or line.get("version")
         at = when(line.get("timestamp"))
         key = str(line.get("uuid") or f"{path.name}:{number}")
         message = line.get("message") if isinstance(line.get("message"), dict) else {}

@@ -6,12 +6,13 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable
-from typing import Any
-
-from markdown_it.tree import SyntaxTreeNode
+from typing import TYPE_CHECKING, Any
 
 from statedump.ingest.mdtokens import plain, segments
 from statedump.models import RELATIONS
+
+if TYPE_CHECKING:
+    from markdown_it.tree import SyntaxTreeNode
 
 SEP = " — "
 DOT = " · "

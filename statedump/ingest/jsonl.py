@@ -7,7 +7,9 @@ line is reported with its number and the rest goes on.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -64,21 +66,36 @@ def read_json(path: Path, what: str) -> Any:
         ) from None
 
 
-def iter_jsonl(path: Path, plan: ImportPlan, what: str, progress: Progress | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+def iter_jsonl(
+    path: Path,
+    plan: ImportPlan,
+    what: str,
+    progress: Progress | None = None,
+    passed_over: Callable[[bytes], bool] | None = None,
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for every line that holds a JSON object.
 
     Blank lines are passed over; a line that is not a JSON object (cut off, mangled) goes
     to `plan.skipped` with its number. When no line at all could be read the file is
     refused, since it is not JSON lines.
+
+    `passed_over(raw)` lets a reader pass over a line without parsing it, when it can tell
+    from the bytes (see `plain_object`) that the line is a JSON object it has no use for;
+    such a line counts as read.
     """
     size = check_file(path, what)
+    start_digest(path)
     good = 0
     done = 0
-    with open(path, "rb") as fh:
+    # A larger buffer than the default: lines of tool output are often longer than 8 kB.
+    with open(path, "rb", buffering=1 << 16) as fh:
         for number, raw in enumerate(fh, start=1):
             done += len(raw)
             if progress is not None and (number % 256 == 0 or done == size):
                 progress(done, size)
+            if passed_over is not None and passed_over(raw):
+                good += 1
+                continue
             if not raw.strip():
                 continue
             try:
@@ -100,3 +117,67 @@ def iter_jsonl(path: Path, plan: ImportPlan, what: str, progress: Progress | Non
     if good == 0:
         first = plan.skipped[0].reason if plan.skipped else "no JSON object on any line"
         raise StatedumpError(f"not a {what} file: no line could be read ({first})", where=path, hint="check the format name and the file")
+
+
+def plain_object(raw: bytes) -> bool:
+    """True when a line's bytes rule out the ways a transcript line is usually damaged: it is
+    braced like an object and ends with a newline (a line cut off by a crash does not), it
+    holds no NUL (the zero-filled tail a crash can leave), and it is UTF-8. A reader that
+    passes over a line unparsed checks this first, so that such lines are still parsed and
+    reported as skipped. (Scanning for every control character would cost more than the
+    parse it saves.)"""
+    if not (raw.startswith(b"{") and raw.endswith(b"}\n")) or b"\x00" in raw:
+        return False
+    if not raw.isascii():
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+    return True
+
+
+class _Digest(threading.Thread):
+    def __init__(self, path: Path):
+        super().__init__(daemon=True)
+        self.path = path
+        self.hexdigest: str | None = None
+
+    def run(self) -> None:
+        h = hashlib.sha256()
+        try:
+            with open(self.path, "rb") as fh:
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(chunk)
+        except OSError:
+            return
+        self.hexdigest = h.hexdigest()
+
+
+_digests: dict[tuple[str, int, int], _Digest] = {}
+
+
+def _stamp(path: Path) -> tuple[str, int, int]:
+    st = path.stat()
+    return (str(path.resolve()), st.st_size, st.st_mtime_ns)
+
+
+def start_digest(path: Path) -> None:
+    """Begin the file's sha256 in a thread while it is read (hashlib lets other threads run
+    meanwhile), so that the import's source label costs no time of its own."""
+    key = _stamp(path)
+    if key not in _digests:
+        _digests[key] = thread = _Digest(path)
+        thread.start()
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of a file: the one `start_digest` began when the file has not changed since,
+    else computed now."""
+    thread = _digests.pop(_stamp(path), None) or _Digest(path)
+    if thread.ident is None:
+        thread.run()
+    else:
+        thread.join()
+    if thread.hexdigest is None:
+        raise StatedumpError("the file could not be read again", where=path)
+    return thread.hexdigest

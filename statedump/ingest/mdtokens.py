@@ -8,19 +8,26 @@ import re
 import textwrap
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from markdown_it.tree import SyntaxTreeNode
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.tree import SyntaxTreeNode
 
 
 @lru_cache(maxsize=1)
 def parser() -> MarkdownIt:
     """CommonMark plus GitHub tables: what statedump writes and what agents write."""
+    # Imported here: a transcript with no state dump in it never needs a Markdown parser.
+    from markdown_it import MarkdownIt
+
     return MarkdownIt("commonmark").enable("table")
 
 
 def parse(text: str) -> SyntaxTreeNode:
     """The document as a tree (root node)."""
+    from markdown_it.tree import SyntaxTreeNode
+
     return SyntaxTreeNode(parser().parse(text))
 
 

@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from markdown_it.tree import SyntaxTreeNode
 from pydantic import ValidationError
 
 from statedump.errors import from_validation
@@ -35,6 +34,9 @@ from statedump.models import (
     Reference,
     Task,
 )
+
+if TYPE_CHECKING:
+    from markdown_it.tree import SyntaxTreeNode
 
 _SESSION_LABELS = ("model", "hardware", "agent", "repo", "branch")
 _TASK_GROUPS = {"Done": "done", "In progress": "in-progress", "Blocked": "blocked", "Dropped": "dropped"}

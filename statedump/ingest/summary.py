@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from markdown_it.tree import SyntaxTreeNode
 from pydantic import ValidationError
 
 from statedump.clock import now
@@ -35,6 +34,9 @@ from statedump.models import (
     Reference,
     Task,
 )
+
+if TYPE_CHECKING:
+    from markdown_it.tree import SyntaxTreeNode
 
 # (pattern on the lower-cased section name, mode). First match wins.
 _MODES: list[tuple[str, str]] = [

@@ -55,6 +55,11 @@ class Transcript:
         self._typed: set[str] = set()
         self._quoted: dict[str, str] = {}
 
+    @property
+    def idle(self) -> bool:
+        """No empty user turn is open: assistant text now is not collected."""
+        return self._empty is None
+
     def user(self, text: str, key: str, at: datetime | None) -> None:
         """A message the person typed. An empty one may open a checkpoint."""
         self._close_reply()
