@@ -29,7 +29,8 @@ from statedump.tui.screens.state_at import StateAtScreen
 from statedump.tui.widgets.history_view import HistoryView
 from statedump.tui.widgets.matrix_view import MatrixView
 from statedump.tui.widgets.records_view import RecordsView
-from statedump.tui.widgets.state_view import pieces
+from statedump.render import render_markdown
+from statedump.tui.widgets.state_view import document_pieces, pieces
 
 SID = "qwen35-397b-a17b-nvfp4"
 Scenario = Callable[[Pilot[None]], Awaitable[None]]
@@ -466,6 +467,16 @@ def test_the_state_document_is_cut_inside_long_lists_and_tables_not_inside_items
     rows = [p for p in parts if p.startswith("| A | B |")]
     assert len(rows) > 1 and all(p.split("\n")[1] == "| --- | --- |" for p in rows)  # each part repeats the header
     assert sum(p.count("| a") for p in rows) == 9
+
+
+def test_the_document_is_rendered_only_as_far_as_it_is_read(demo_root: Path) -> None:
+    state = Store(demo_root).load(SID)
+    whole = pieces(render_markdown(state))
+    document = document_pieces(state, lines=10)
+    # Only the start is made for the first screen; the rest, when asked for, is the same document.
+    assert 0 < len(document._made) < len(whole)
+    assert [document.get(i) for i in range(len(whole))] == whole
+    assert document.get(len(whole)) is None
 
 
 # -- the command ---------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import shlex
+from collections.abc import Iterator
 
 from statedump.models import (
     RELATIONS,
@@ -267,21 +268,32 @@ def _references(state: SessionState) -> str:
     return bullets(items) if items else "_No references recorded._"
 
 
+_SECTIONS = {
+    "Goal": _goal,
+    "Instructions": _instructions,
+    "Discoveries": _discoveries,
+    "Accomplished": _accomplished,
+    "Next steps": _next,
+    "Deployment commands": _commands,
+    "Relevant files / directories": _files,
+    "References": _references,
+}
+
+
+def render_parts(state: SessionState) -> Iterator[str]:
+    """The state document a part at a time: the header, then each section, made when asked for.
+
+    `"\n\n".join(parts) + "\n"` is the document; a reader that shows only its start (the
+    TUI's first screen) renders only the sections it shows.
+    """
+    yield _trim(_header(state))
+    for name, build in _SECTIONS.items():
+        yield _trim(f"## {name}\n\n{build(state)}")
+
+
 def render_markdown(state: SessionState) -> str:
     """The whole state document."""
-    sections = {
-        "Goal": _goal,
-        "Instructions": _instructions,
-        "Discoveries": _discoveries,
-        "Accomplished": _accomplished,
-        "Next steps": _next,
-        "Deployment commands": _commands,
-        "Relevant files / directories": _files,
-        "References": _references,
-    }
-    parts = [_header(state)]
-    parts += [f"## {name}\n\n{build(state)}" for name, build in sections.items()]
-    return _trim("\n\n".join(parts)) + "\n"
+    return "\n\n".join(render_parts(state)) + "\n"
 
 
 def _trim(doc: str) -> str:

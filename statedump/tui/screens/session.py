@@ -27,7 +27,7 @@ from statedump.tui.widgets.history_view import HistoryView
 from statedump.tui.widgets.matrix_view import MatrixView
 from statedump.tui.widgets.records_view import RecordsView
 from statedump.tui.widgets.session_view import SessionView
-from statedump.tui.widgets.state_view import StateView, document_pieces
+from statedump.tui.widgets.state_view import FIRST_SCREENS, DocumentPieces, StateView, document_pieces
 
 if TYPE_CHECKING:
     from statedump.tui.app import StatedumpApp
@@ -60,7 +60,7 @@ class SessionScreen(Screen[None]):
         self.reader = reader
         self.session_id = session
         self.state: SessionState | None = None
-        self._document: list[str] | None = None
+        self._document: DocumentPieces | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -84,9 +84,9 @@ class SessionScreen(Screen[None]):
         except StatedumpError as err:
             self.app.call_from_thread(self.call_later, self._failed, err)
             return
-        # The first tab's document is made here too, off the UI thread: for a big session
-        # rendering it takes about as long as reading the session.
-        self._document = document_pieces(state)
+        # The start of the first tab's document is made here too, off the UI thread; the
+        # rest is rendered when the reader scrolls to it (the whole takes as long as the read).
+        self._document = document_pieces(state, FIRST_SCREENS * max(self.app.size.height, 10))
         self.app.call_from_thread(self.call_later, self._loaded, state)
 
     async def _failed(self, err: StatedumpError) -> None:

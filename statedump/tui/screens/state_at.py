@@ -15,7 +15,7 @@ from statedump.errors import StatedumpError
 from statedump.history import state_at
 from statedump.models.state import SessionState
 from statedump.tui.reader import Reader
-from statedump.tui.widgets.state_view import StateView, document_pieces
+from statedump.tui.widgets.state_view import FIRST_SCREENS, DocumentPieces, StateView, document_pieces
 
 
 class StateAtScreen(Screen[None]):
@@ -48,9 +48,10 @@ class StateAtScreen(Screen[None]):
         except StatedumpError as err:
             self.app.call_from_thread(self.notify, str(err), severity="error", markup=False)
             return
-        self.app.call_from_thread(self.call_later, self._loaded, state, document_pieces(state))
+        document = document_pieces(state, FIRST_SCREENS * max(self.app.size.height, 10))
+        self.app.call_from_thread(self.call_later, self._loaded, state, document)
 
-    async def _loaded(self, state: SessionState, document: list[str]) -> None:
+    async def _loaded(self, state: SessionState, document: DocumentPieces) -> None:
         body = self.query_one("#state-at-body", Vertical)
         await body.remove_children()
         view = StateView(self.reader, self.session_id, state, id="state-at-view")

@@ -8,20 +8,21 @@ pieces at block boundaries and a piece is drawn only when the reader scrolls nea
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
 from statedump.models.state import SessionState
-from statedump.render import render_markdown
+from statedump.render.markdown import render_markdown, render_parts
 from statedump.tui.widgets import stylesheet
 from statedump.tui.widgets.session_view import SessionView
 
 PIECE_LINES = 30
 """A piece of the document ends at the first place it can (outside a code block) after this many lines."""
 
-FIRST_SCREENS = 2
+FIRST_SCREENS = 1
 """Lines of the document drawn when the view opens, in screen heights."""
 
 _BULLET = ("- ", "* ", "+ ")
@@ -29,19 +30,23 @@ _TABLE_RULE = re.compile(r"^\|(?:\s*:?-+:?\s*\|)+\s*$")
 
 
 def pieces(document: str, size: int = PIECE_LINES) -> list[str]:
-    """The document cut, outside fenced code, into pieces of at least `size` lines.
+    """The document cut, outside fenced code, into pieces of at least `size` lines (see `iter_pieces`)."""
+    return list(iter_pieces(iter(document.split("\n")), size))
+
+
+def iter_pieces(lines: Iterator[str], size: int = PIECE_LINES) -> Iterator[str]:
+    """The pieces of the document whose lines are `lines`, each yielded once it is complete.
 
     A piece ends at a blank line, or inside a long list before a new item, or inside a long
     table between rows: one list of 800 instructions or a table of 3,000 benchmarks would
     otherwise be one piece, and Textual builds a widget for every item and cell of a piece.
     A table's continuation starts with the table's header again, so every part is a table.
     """
-    out: list[str] = []
     current: list[str] = []
     fence: str | None = None
     header: list[str] = []  # the header and rule of the table being read, once both are seen
     previous = ""
-    for line in document.split("\n"):
+    for line in lines:
         outside = fence is None  # of a fenced block, before this line
         stripped = line.lstrip()
         if fence is None and stripped.startswith(("```", "~~~")):
@@ -63,23 +68,61 @@ def pieces(document: str, size: int = PIECE_LINES) -> list[str]:
                 current.pop()
                 blank += 1
             if len(current) >= size:
-                out.append("\n".join(current))
+                yield "\n".join(current)
                 current = []
             else:
                 current += [""] * blank
         elif outside and len(current) >= size and (row or line.startswith(_BULLET)):
-            out.append("\n".join(current))
+            yield "\n".join(current)
             current = list(header) if row else []
         current.append(line)
         previous = line
     if any(line.strip() for line in current):
-        out.append("\n".join(current))
-    return out
+        yield "\n".join(current)
 
 
-def document_pieces(state: SessionState) -> list[str]:
-    """The state document of `state`, cut into `pieces`."""
-    return pieces(render_markdown(state))
+def _document_lines(state: SessionState) -> Iterator[str]:
+    """The lines of `render_markdown(state)`, a section rendered only when its lines are reached."""
+    for number, part in enumerate(render_parts(state)):
+        if number:
+            yield ""
+        yield from part.split("\n")
+    yield ""
+
+
+class DocumentPieces:
+    """The pieces of a state document, rendered section by section as they are asked for.
+
+    For 10,000 records the whole document takes half a second to render; the first screen
+    needs only its first sections. The rest is rendered when the reader scrolls to it.
+    """
+
+    def __init__(self, state: SessionState):
+        self._source = iter_pieces(_document_lines(state))
+        self._made: list[str] = []
+
+    def get(self, index: int) -> str | None:
+        """Piece `index`, or None past the end."""
+        while len(self._made) <= index:
+            piece = next(self._source, None)
+            if piece is None:
+                return None
+            self._made.append(piece)
+        return self._made[index]
+
+    def prepare(self, lines: int) -> None:
+        """Render pieces until they hold at least `lines` lines (or the document ends)."""
+        index, total = 0, 0
+        while total < lines and (piece := self.get(index)) is not None:
+            total += piece.count("\n") + 1
+            index += 1
+
+
+def document_pieces(state: SessionState, lines: int = 0) -> DocumentPieces:
+    """The state document of `state` in pieces, the first `lines` lines' worth rendered now."""
+    document = DocumentPieces(state)
+    document.prepare(lines)
+    return document
 
 
 class StateView(SessionView):
@@ -89,11 +132,11 @@ class StateView(SessionView):
     DEFAULT_CSS = stylesheet(__file__)
     MAIN = "#state-scroll"
 
-    _pieces: list[str] | None = None
+    _pieces: DocumentPieces | None = None
     _shown = 0
 
-    def use(self, document: list[str] | None) -> None:
-        """Draw these pieces (from `document_pieces`, made in a worker) instead of rendering the state here."""
+    def use(self, document: DocumentPieces | None) -> None:
+        """Draw these pieces (from `document_pieces`, begun in a worker) instead of rendering the state here."""
         self._pieces = document
 
     def compose(self) -> ComposeResult:
@@ -106,8 +149,8 @@ class StateView(SessionView):
         # Fill a few screens at once rather than a piece per refresh, so that what the first
         # screen shows does not depend on how many refreshes happened before anyone looks.
         want, lines = FIRST_SCREENS * max(self.app.size.height, 10), 0
-        while lines < want and self._pieces is not None and self._shown < len(self._pieces):
-            lines += self._pieces[self._shown].count("\n") + 1
+        while lines < want and self._pieces is not None and (piece := self._pieces.get(self._shown)) is not None:
+            lines += piece.count("\n") + 1
             await self._more(chain=False)
         self.watch(scroll, "scroll_y", self._near_end, init=False)
 
@@ -117,16 +160,17 @@ class StateView(SessionView):
         return render_markdown(self.state)
 
     async def _more(self, chain: bool = True) -> None:
-        if self._pieces is not None and self._shown < len(self._pieces):
-            piece = Markdown(id=f"state-doc-{self._shown}", classes="state-doc", open_links=False)
+        piece = self._pieces.get(self._shown) if self._pieces is not None else None
+        if piece is not None:
+            widget = Markdown(id=f"state-doc-{self._shown}", classes="state-doc", open_links=False)
             self._shown += 1
-            await self.query_one("#state-scroll", VerticalScroll).mount(piece)
-            await piece.update(self._pieces[self._shown - 1])
+            await self.query_one("#state-scroll", VerticalScroll).mount(widget)
+            await widget.update(piece)
             if chain:
                 # Once laid out, the piece may still leave the screen short of text: draw the next.
                 self.call_after_refresh(self._near_end)
 
     async def _near_end(self) -> None:
         scroll = self.query_one("#state-scroll", VerticalScroll)
-        if scroll.max_scroll_y - scroll.scroll_y < 2 * max(scroll.size.height, 10):
+        if scroll.max_scroll_y - scroll.scroll_y < FIRST_SCREENS * max(scroll.size.height, 10):
             await self._more()
