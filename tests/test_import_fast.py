@@ -215,6 +215,14 @@ def test_quick_check_never_skips_a_secret() -> None:
         texts += [line, line.upper(), line.lower(), line.swapcase(), f"prefix {line} suffix"]
     # Letters the case-blind patterns also take for ASCII ones: such text always gets the full pass.
     texts += ["PAſSWORD=hunter2hunter2", "export API_KEY=abcdefgh12345678", "plain words, nothing secret"]
+    # Prose about tokens and secrets, and the key and flag forms that make them secrets.
+    texts += [
+        "decode 4096 tokens at 80 tokens/s; the secret is batching",
+        'token: abcdefgh12345678 and "my_token" : "abcdefgh12345678"',
+        "MY_SECRET =  abcdefgh12345678, db_passwd=abcdefgh12345678, x-api-key: abcdefgh12345678",
+        "run --hf-token abcdefgh12345678 --admin-password=abcdefgh12345678 --token\tabcdefgh12345678",
+        "set X_AUTH_TOKEN= 'abcdefgh12345678' then ACCESS_KEY:abcdefgh12345678",
+    ]
     for text in texts:
         assert redact_text(text) == _full_redaction(text), text
 

@@ -60,7 +60,7 @@ def _assistant_text(message: dict[str, Any]) -> str:
 # what follows it sits at a known depth. A string is `"` ... `"` with escaped characters
 # inside; an unescaped `"` always ends it, so a pattern can never start inside one.
 _W = rb"[ \t\r\n]*"
-_STRING = rb'"(?:[^"\\\x00-\x1f]++|\\.)*+"'
+_STRING = rb'"[^"\\\x00-\x1f]*+(?:\\.[^"\\\x00-\x1f]*+)*+"'
 _SCALAR = rb"(?:" + _STRING + rb"|true|false|null|-?[0-9][0-9.eE+-]*+)"
 _PAIRS = rb"(?:" + _W + _STRING + _W + rb":" + _W + _SCALAR + _W + rb",)*?"
 # (Lazy: the name sought is tried before each further member, so a long string after it is never scanned.)
@@ -96,27 +96,33 @@ class _PassOver:
         self.talk = talk
         self.version: object = None
         self._envelope = False
+        self._model = False
 
-    def envelope_known(self) -> bool:
+    def _known(self, assistant: bool) -> bool:
+        # Facts are only ever added, so once known they stay known.
         if not self._envelope:
             self._envelope = bool(self.version) and all(k in self.plan.session for k in _ENVELOPE)
-        return self._envelope
+        if assistant and not self._model:
+            self._model = "model_used" in self.plan.session
+        return self._envelope and (self._model or not assistant)
 
     def __call__(self, raw: bytes) -> bool:
         found = _LINE.match(raw)
         if found is None:
             return False
-        kind = found.group(1) or found.group(3)
-        if kind in (b"summary", b"custom-title"):
-            return False
-        if kind not in (b"user", b"assistant", b"system"):
-            return plain_object(raw)
-        if not self.envelope_known() or not self.talk.idle:
-            return False
-        if kind == b"assistant" and "model_used" not in self.plan.session:
-            return False
-        if kind == b"user" and found.group(2) is None:
-            return False
+        if found.group(1) is not None:  # a user line: only a tool result is passed over
+            if found.group(2) is None or not self.talk.idle or not self._known(False):
+                return False
+        else:
+            kind = found.group(3)
+            if kind == b"assistant":
+                if not self.talk.idle or not self._known(True):
+                    return False
+            elif kind == b"system":
+                if not self._known(False):
+                    return False
+            elif kind in (b"summary", b"custom-title"):
+                return False
         return plain_object(raw)
 
 
