@@ -147,7 +147,10 @@ def record_log(
             return [_entry(c, p, session) for c, p in rows]
     elif started is not None:
         started.cancel()
-    return [_entry(c, p, session) for c, p in store.git.log([record_glob(session, record_id)], since=since)]
+    # Its file in every kind folder, as literal paths: the log index can answer those (a
+    # wildcard would make git walk every commit's kind folders, a second in a long history).
+    everywhere = [record_path(session, kind, record_id) for kind in KINDS]
+    return [_entry(c, p, session) for c, p in store.git.log(everywhere, since=since)]
 
 
 def session_log(store: Store, session: str, limit: int | None = None) -> list[Entry]:
