@@ -46,3 +46,14 @@ def test_import_linter_contracts_hold() -> None:
     exe = Path(sys.executable).parent / "lint-imports"
     r = subprocess.run([str(exe), "--no-cache"], capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_log_of_a_record_loads_neither_pydantic_yaml_nor_gitpython(demo_root: Path) -> None:
+    # `statedump log ID` is a git log and little else; its target is 1.5x a bare `git log -- <file>`.
+    code = (
+        "import sys\nfrom statedump.cli import main\n"
+        f"try:\n    main(['log', 'bf16-kv-cache', '--store', {str(demo_root)!r}])\nexcept SystemExit as e:\n    assert not e.code, e.code"
+    )
+    mods = _loaded(code)
+    for heavy in ("pydantic", "yaml", "git", "markdown_it", "rich"):
+        assert heavy not in mods, heavy
