@@ -217,10 +217,13 @@ def apply_plan(
     if dry_run or not files:
         return report
     parent = store.git.head()
-    points = _snapshots(store, sid, new_points, meta, parent, writes)
+    # One lock for the commit and the dump tags: the tags' numbers are taken from the dumps
+    # listed here, and nobody else can tag in between.
     with store.lock():
         if create and (store.session_dir(sid) / SESSION_FILE).exists():
             raise StatedumpError(f"session {sid!r} was created by someone else meanwhile", where="-s", hint="run the import again")
+        dumps = list_dumps(store, sid)
+        points = _snapshots(store, sid, new_points, meta, parent, writes, {d.message.split("\n", 1)[0] for d in dumps})
         fresh = sorted({d for p in files for d in (p.parent, p.parent.parent) if not d.exists()}, key=lambda d: -len(d.parts))
         try:
             # Every blob in one pack (so that `git add` finds them and writes none), with the
@@ -237,7 +240,7 @@ def apply_plan(
                 with contextlib.suppress(OSError):
                     folder.rmdir()
             raise
-    _tag_checkpoints(store, report, points, commits or [])
+        _tag_checkpoints(store, report, points, commits or [], max((d.number for d in dumps), default=0))
     return report
 
 
@@ -290,11 +293,11 @@ def _prepared(raw: RecordBase, index: int, existing: dict[str, RecordBase], base
 
 
 def _snapshots(
-    store: Store, sid: str, points: list[CheckpointMark], meta: Session, parent: str | None, writes: _Writes
+    store: Store, sid: str, points: list[CheckpointMark], meta: Session, parent: str | None, writes: _Writes, taken: set[str]
 ) -> list[tuple[str, CheckpointMark, Snapshot | None]]:
-    """For each checkpoint not tagged yet: its tag's subject, and the commit that holds the
-    state as of that checkpoint (None: the tag goes on the import's own commit)."""
-    taken = {d.message.split("\n", 1)[0] for d in list_dumps(store, sid)}
+    """For each checkpoint not tagged yet (`taken`: the subjects of the session's dumps): its
+    tag's subject, and the commit that holds the state as of that checkpoint (None: the tag
+    goes on the import's own commit)."""
     before = {c.source for c in meta.checkpoints} - {p.source for p in points}
     out: list[tuple[str, CheckpointMark, Snapshot | None]] = []
     # A record unchanged between dumps is the same object in each snapshot: written once.
@@ -323,20 +326,19 @@ def _snapshots(
 
 
 def _tag_checkpoints(
-    store: Store, report: ImportReport, points: list[tuple[str, CheckpointMark, Snapshot | None]], commits: list[str]
+    store: Store, report: ImportReport, points: list[tuple[str, CheckpointMark, Snapshot | None]], commits: list[str], number: int
 ) -> None:
-    """A dump tag per checkpoint: on its own commit, or on the import's."""
+    """A dump tag per checkpoint, on its own commit or on the import's, numbered after the
+    session's last dump (`number`); the caller holds the lock."""
     if report.commit is None or not points:
         return
     made = iter(commits)
     tags = []
-    with store.lock():
-        number = max((d.number for d in list_dumps(store, report.session)), default=0)
-        for subject, point, snap in points:
-            number += 1
-            name = f"{dumps_prefix(report.session)}{number}"
-            tags.append((name, report.commit if snap is None else next(made), redact_text(subject), point.at))
-        write_tags(store, tags)
+    for subject, point, snap in points:
+        number += 1
+        name = f"{dumps_prefix(report.session)}{number}"
+        tags.append((name, report.commit if snap is None else next(made), redact_text(subject), point.at))
+    write_tags(store, tags)
     report.tags += [name for name, _, _, _ in tags]
 
 

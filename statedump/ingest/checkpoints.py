@@ -20,12 +20,14 @@ import os
 import subprocess
 import tempfile
 import time
+import weakref
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from statedump.errors import StatedumpError
 from statedump.store import Store
+from statedump.vcs import Git
 
 _REF = "refs/statedump/import-checkpoints"
 """The ref fast-import builds the checkpoint commits on; removed again in the same run."""
@@ -63,8 +65,18 @@ def _git(store: Store, args: list[str], data: bytes | None = None) -> str:
     return done.stdout.decode()
 
 
+_signers: weakref.WeakKeyDictionary[Git, tuple[str, str]] = weakref.WeakKeyDictionary()
+
+
 def _identities(store: Store) -> tuple[str, str]:
-    """`Name <email>` of the author and the committer, as git would sign now."""
+    """`Name <email>` of the author and the committer, as git would sign now (asked once per
+    `Git`, as it asks about the identity once)."""
+    if store.git not in _signers:
+        _signers[store.git] = _ask_identities(store)
+    return _signers[store.git]
+
+
+def _ask_identities(store: Store) -> tuple[str, str]:
     found: dict[str, str] = {}
     for row in _git(store, ["var", "-l"]).splitlines():
         name, sep, value = row.partition("=")
