@@ -136,6 +136,9 @@ def plain_object(raw: bytes) -> bool:
     return True
 
 
+_DIGEST_CHUNK = 16 << 20
+
+
 class _Digest(threading.Thread):
     def __init__(self, path: Path):
         super().__init__(daemon=True)
@@ -143,11 +146,15 @@ class _Digest(threading.Thread):
         self.hexdigest: str | None = None
 
     def run(self) -> None:
+        # Large chunks: the thread needs Python's lock only between them, and while the
+        # reader holds it, each wait for it is a few milliseconds.
         h = hashlib.sha256()
+        buffer = bytearray(_DIGEST_CHUNK)
+        view = memoryview(buffer)
         try:
-            with open(self.path, "rb") as fh:
-                for chunk in iter(lambda: fh.read(1 << 20), b""):
-                    h.update(chunk)
+            with open(self.path, "rb", buffering=0) as fh:
+                while size := fh.readinto(buffer):
+                    h.update(view[:size])
         except OSError:
             return
         self.hexdigest = h.hexdigest()
