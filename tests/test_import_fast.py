@@ -129,7 +129,7 @@ def test_tool_rounds_are_passed_over_once_the_facts_are_known(tmp_path: Path) ->
     over = claude_code._PassOver(plan, talk)
     over.version = "2.0.61"
     kinds = [json.loads(raw)["type"] for raw in lines]
-    passed = [over(raw) for raw in lines]
+    passed = [over(raw, 0, len(raw)) for raw in lines]
     results = [k == "user" and b'"tool_result"' in raw for k, raw in zip(kinds, lines, strict=True)]
     assert sum(results) > 20
     assert all(p for p, r in zip(passed, results, strict=True) if r)
@@ -138,7 +138,7 @@ def test_tool_rounds_are_passed_over_once_the_facts_are_known(tmp_path: Path) ->
     assert typed and not any(typed)
     # Before the facts are known nothing is passed over.
     fresh = claude_code._PassOver(ImportPlan("claude-code", path), talk)
-    assert not any(fresh(raw) for raw in lines[:10] if json.loads(raw)["type"] != "file-history-snapshot")
+    assert not any(fresh(raw, 0, len(raw)) for raw in lines[:10] if json.loads(raw)["type"] != "file-history-snapshot")
 
 
 def test_markdown_parser_is_loaded_only_for_a_dump(tmp_path: Path) -> None:
@@ -241,3 +241,17 @@ def test_a_failed_bulk_write_leaves_the_store_as_it_was(store: Store) -> None:
     folder.rmdir()
     assert snapshot(store.root) == before
     assert not store.journal_path.exists()
+
+
+@pytest.mark.parametrize("block", [1, 7, 64, 4096])
+def test_lines_that_span_read_blocks_read_the_same(block: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import hashlib
+
+    from statedump.ingest import jsonl
+
+    path = _tricky(tmp_path / "tricky.jsonl")
+    whole = claude_code.read(path, parse_all=True)
+    monkeypatch.setattr(jsonl, "_BLOCK", block)
+    _same(claude_code.read(path), whole)
+    # The digest the reader computed on the way is the file's.
+    assert jsonl.file_digest(path) == hashlib.sha256(path.read_bytes()).hexdigest()

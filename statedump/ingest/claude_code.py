@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from statedump.ingest.jsonl import Progress, iter_jsonl, plain_object
+from statedump.ingest.jsonl import Progress, iter_jsonl
 from statedump.ingest.plan import ImportPlan
 from statedump.ingest.transcript import Transcript, when
 
@@ -87,8 +87,8 @@ class _PassOver:
     it would be an empty one, which changes nothing either). Lines of other types are never
     read. Summary and title lines, and anything the patterns do not recognise, are parsed.
     Exact for JSON lines whose objects have unique member names (RFC 8259 leaves duplicates
-    undefined; Claude Code writes none); `plain_object` sends lines that look damaged to the
-    parser, which reports them as before.
+    undefined; Claude Code writes none); `iter_jsonl` still parses a line that looks damaged,
+    and reports it as before.
     """
 
     def __init__(self, plan: ImportPlan, talk: Transcript):
@@ -106,8 +106,8 @@ class _PassOver:
             self._model = "model_used" in self.plan.session
         return self._envelope and (self._model or not assistant)
 
-    def __call__(self, raw: bytes) -> bool:
-        found = _LINE.match(raw)
+    def __call__(self, buf: bytes, start: int, end: int) -> bool:
+        found = _LINE.match(buf, start, end)
         if found is None:
             return False
         if found.group(1) is not None:  # a user line: only a tool result is passed over
@@ -123,7 +123,7 @@ class _PassOver:
                     return False
             elif kind in (b"summary", b"custom-title"):
                 return False
-        return plain_object(raw)
+        return True
 
 
 def read(path: Path, progress: Progress | None = None, *, parse_all: bool = False) -> ImportPlan:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import queue
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from statedump.errors import StatedumpError
 from statedump.ingest.plan import ImportPlan
@@ -66,12 +67,16 @@ def read_json(path: Path, what: str) -> Any:
         ) from None
 
 
+_BLOCK = 16 << 20
+"""The file is read this much at a time; lines are found in the block, not read one by one."""
+
+
 def iter_jsonl(
     path: Path,
     plan: ImportPlan,
     what: str,
     progress: Progress | None = None,
-    passed_over: Callable[[bytes], bool] | None = None,
+    passed_over: Callable[[bytes, int, int], bool] | None = None,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for every line that holds a JSON object.
 
@@ -79,23 +84,29 @@ def iter_jsonl(
     to `plan.skipped` with its number. When no line at all could be read the file is
     refused, since it is not JSON lines.
 
-    `passed_over(raw)` lets a reader pass over a line without parsing it, when it can tell
-    from the bytes (see `plain_object`) that the line is a JSON object it has no use for;
-    such a line counts as read.
+    `passed_over(buffer, start, end)` lets a reader pass over the line `buffer[start:end]`
+    without parsing it, when it can tell from the bytes that the line is a JSON object it
+    has no use for. Such a line counts as read, but only when it also looks undamaged (see
+    `_plain`); otherwise it is parsed, and reported when it is not JSON.
     """
     size = check_file(path, what)
-    start_digest(path)
+    digest = start_digest(path)
     good = 0
     done = 0
-    # A larger buffer than the default: lines of tool output are often longer than 8 kB.
-    with open(path, "rb", buffering=1 << 16) as fh:
-        for number, raw in enumerate(fh, start=1):
-            done += len(raw)
+    last: bytes | None = None
+    ascii_block = nul_free = True
+    with open(path, "rb", buffering=0) as fh:
+        for number, (buf, start, end) in enumerate(_lines(fh, digest), start=1):
+            done += end - start
             if progress is not None and (number % 256 == 0 or done == size):
                 progress(done, size)
-            if passed_over is not None and passed_over(raw):
-                good += 1
-                continue
+            if passed_over is not None and passed_over(buf, start, end):
+                if buf is not last:
+                    last, ascii_block, nul_free = buf, buf.isascii(), b"\x00" not in buf
+                if _plain(buf, start, end, ascii_block, nul_free):
+                    good += 1
+                    continue
+            raw = buf[start:end]
             if not raw.strip():
                 continue
             try:
@@ -119,45 +130,72 @@ def iter_jsonl(
         raise StatedumpError(f"not a {what} file: no line could be read ({first})", where=path, hint="check the format name and the file")
 
 
-def plain_object(raw: bytes) -> bool:
+def _lines(fh: BinaryIO, digest: _Digest) -> Iterator[tuple[bytes, int, int]]:
+    """Each line as (buffer, start, end), its newline included: the file is read in large
+    blocks (each also handed to the digest), and only a line that spans two blocks is copied."""
+    rest = b""
+    while block := fh.read(_BLOCK):
+        digest.feed(block)
+        start = 0
+        if rest:
+            cut = block.find(b"\n")
+            if cut < 0:
+                rest += block
+                continue
+            line, rest = rest + block[: cut + 1], b""
+            yield line, 0, len(line)
+            start = cut + 1
+        while (cut := block.find(b"\n", start)) >= 0:
+            yield block, start, cut + 1
+            start = cut + 1
+        rest = block[start:]
+    if rest:
+        yield rest, 0, len(rest)
+    digest.close()
+
+
+def _plain(buf: bytes, start: int, end: int, ascii_block: bool, nul_free: bool) -> bool:
     """True when a line's bytes rule out the ways a transcript line is usually damaged: it is
     braced like an object and ends with a newline (a line cut off by a crash does not), it
-    holds no NUL (the zero-filled tail a crash can leave), and it is UTF-8. A reader that
-    passes over a line unparsed checks this first, so that such lines are still parsed and
-    reported as skipped. (Scanning for every control character would cost more than the
-    parse it saves.)"""
-    if not (raw.startswith(b"{") and raw.endswith(b"}\n")) or b"\x00" in raw:
+    holds no NUL (the zero-filled tail a crash can leave), and it is UTF-8 (`ascii_block`,
+    `nul_free`: what the whole buffer is known to be). Scanning for every control character
+    would cost more than the parse it saves."""
+    if not (buf.startswith(b"{", start, end) and buf.endswith(b"}\n", start, end)):
         return False
-    if not raw.isascii():
+    if not nul_free and buf.find(b"\x00", start, end) >= 0:
+        return False
+    if not ascii_block:
         try:
-            raw.decode("utf-8")
+            buf[start:end].decode("utf-8")
         except UnicodeDecodeError:
             return False
     return True
 
 
-_DIGEST_CHUNK = 16 << 20
-
-
 class _Digest(threading.Thread):
-    def __init__(self, path: Path):
+    """The sha256 of the blocks the reader hands over, computed beside it: hashlib lets
+    other threads run while it works on a block, so the digest costs the reader nothing."""
+
+    def __init__(self) -> None:
         super().__init__(daemon=True)
-        self.path = path
+        self._blocks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self._hash = hashlib.sha256()
+        self.complete = False
         self.hexdigest: str | None = None
+        self.start()
+
+    def feed(self, block: bytes) -> None:
+        self._blocks.put(block)
+
+    def close(self) -> None:
+        """The whole file was handed over."""
+        self.complete = True
+        self._blocks.put(None)
 
     def run(self) -> None:
-        # Large chunks: the thread needs Python's lock only between them, and while the
-        # reader holds it, each wait for it is a few milliseconds.
-        h = hashlib.sha256()
-        buffer = bytearray(_DIGEST_CHUNK)
-        view = memoryview(buffer)
-        try:
-            with open(self.path, "rb", buffering=0) as fh:
-                while size := fh.readinto(buffer):
-                    h.update(view[:size])
-        except OSError:
-            return
-        self.hexdigest = h.hexdigest()
+        while (block := self._blocks.get()) is not None:
+            self._hash.update(block)
+        self.hexdigest = self._hash.hexdigest()
 
 
 _digests: dict[tuple[str, int, int], _Digest] = {}
@@ -168,23 +206,22 @@ def _stamp(path: Path) -> tuple[str, int, int]:
     return (str(path.resolve()), st.st_size, st.st_mtime_ns)
 
 
-def start_digest(path: Path) -> None:
-    """Begin the file's sha256 in a thread while it is read (hashlib lets other threads run
-    meanwhile), so that the import's source label costs no time of its own."""
-    key = _stamp(path)
-    if key not in _digests:
-        _digests[key] = thread = _Digest(path)
-        thread.start()
+def start_digest(path: Path) -> _Digest:
+    """A digest to hand the file's blocks to as they are read; `file_digest` takes it up."""
+    digest = _digests[_stamp(path)] = _Digest()
+    return digest
 
 
 def file_digest(path: Path) -> str:
-    """sha256 of a file: the one `start_digest` began when the file has not changed since,
-    else computed now."""
-    thread = _digests.pop(_stamp(path), None) or _Digest(path)
-    if thread.ident is None:
-        thread.run()
-    else:
-        thread.join()
-    if thread.hexdigest is None:
-        raise StatedumpError("the file could not be read again", where=path)
-    return thread.hexdigest
+    """sha256 of a file: the one its reader computed when the file was read to its end and has
+    not changed since, else computed now."""
+    digest = _digests.pop(_stamp(path), None)
+    if digest is not None and digest.complete:
+        digest.join()
+        if digest.hexdigest is not None:
+            return digest.hexdigest
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(_BLOCK):
+            h.update(block)
+    return h.hexdigest()
