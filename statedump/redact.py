@@ -135,8 +135,34 @@ def _walk(value: Any, key: str | None = None) -> Any:
     return value
 
 
+def _unchanged(value: Any) -> bool:
+    """True when `_walk` would give the value back as it is, found without dumping a model:
+    no text that may hold a secret, and no secret-named key (a field's name too, as `_walk`
+    sees the dumped model) holding text other than the mark. Lists are looked into, as
+    `_walk` does; tuples, sets and other values are left alone by both."""
+    if isinstance(value, str):
+        return not _may_hold_secret(value)
+    if isinstance(value, list):
+        return all(_unchanged(v) for v in value)
+    if isinstance(value, BaseModel):
+        items: Any = value.__dict__.items()
+    elif isinstance(value, dict):
+        items = value.items()
+    else:
+        return True
+    for key, item in items:
+        if isinstance(key, str) and isinstance(item, str) and item and item != MARK and _SECRET_KEY_RE.match(key):
+            return False
+        if not _unchanged(item):
+            return False
+    return True
+
+
 def redact_model(model: T) -> T:
     """The model with secrets redacted in every text field; the same object when none were found."""
+    # The models have no serializers or computed fields: their fields are what a dump holds.
+    if _unchanged(model):
+        return model
     data = model.model_dump(mode="python", exclude_unset=False)
     cleaned = _walk(data)
     if cleaned == data:

@@ -255,3 +255,27 @@ def test_lines_that_span_read_blocks_read_the_same(block: int, tmp_path: Path, m
     _same(claude_code.read(path), whole)
     # The digest the reader computed on the way is the file's.
     assert jsonl.file_digest(path) == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_redact_model_gives_back_what_the_full_walk_gives() -> None:
+    from statedump import redact
+    from statedump.demo import load_example
+    from statedump.models import Command, Instruction
+
+    def full(model: Any) -> Any:
+        data = model.model_dump(mode="python", exclude_unset=False)
+        cleaned = redact._walk(data)
+        return model if cleaned == data else type(model).model_validate(cleaned)
+
+    secret = CORPUS[0][2]
+    models: list[Any] = list(load_example().records)
+    models += [
+        Command(id="launch", title="Launch", text=f"serve --api-key {secret}", env={"HF_TOKEN": "abc", "PORT": "1"}),
+        Command(id="plain", title="Launch", text="serve", env={"MY_SECRET": "<redacted>", "HF_TOKEN": ""}),
+        Instruction(id="say", title="Said", quote=f"use {secret} please"),
+    ]
+    for model in models:
+        got, want = redact.redact_model(model), full(model)
+        assert got == want, model.id
+        if want is model:
+            assert got is model
