@@ -67,8 +67,9 @@ def read_json(path: Path, what: str) -> Any:
         ) from None
 
 
-_BLOCK = 16 << 20
-"""The file is read this much at a time; lines are found in the block, not read one by one."""
+_BLOCK = 4 << 20
+"""The file is read this much at a time, and lines are found in the block, not read one by
+one (larger blocks are no longer in the processor's cache when their lines are scanned)."""
 
 
 def iter_jsonl(
