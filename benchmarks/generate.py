@@ -298,6 +298,8 @@ TRANSCRIPT_SHAPE = 2
 written by an older generator is never taken for the current one."""
 
 _MODEL = "claude-sonnet-4-5-20250929"
+_ROUNDS = (6, 28)
+"""Tool rounds after each typed prompt: 17 on average, so 37 lines a prompt."""
 _DUMP_EVERY = 4000
 """Lines between two checkpoints (an empty user turn, then a state dump)."""
 
@@ -305,9 +307,11 @@ _DUMP_EVERY = 4000
 def transcript(path: Path, megabytes: float, seed: int = 11, *, dense: bool = False) -> int:
     """A Claude Code JSONL transcript of about `megabytes` MB (the shape in notes/formats.md §1); returns its size.
 
-    The default shape is a working session: each typed prompt is followed by 10–40 tool
+    The default shape is a working session: each typed prompt is followed by 6–28 tool
     rounds (an assistant line with thinking, text and a `tool_use`, then the user line with
-    its `tool_result`), a closing answer and a `turn_duration` line. `dense=True` is the
+    its `tool_result`), a closing answer and a `turn_duration` line: one typed prompt in
+    about 37 lines, as in the reference session (SCENARIO.md: the person speaks five times
+    in messages 5843–6026). `dense=True` is the
     worst case for an importer, and the shape of the first generator: a typed prompt every
     4th line. Both put a checkpoint (an empty user turn, then a state dump) about every
     4,000 lines.
@@ -396,7 +400,7 @@ def _turn_duration(rng: random.Random, envelope: _Envelope) -> dict[str, Any]:
 
 
 def _session_lines(rng: random.Random, text: _Text) -> Iterator[dict[str, Any]]:
-    """Prompts, each followed by 10–40 tool rounds, a closing answer and a turn duration.
+    """Prompts, each followed by 6–28 tool rounds, a closing answer and a turn duration.
 
     As in the first generator, the file opens with a checkpoint (so that even the quick
     run's small file has one), and one follows about every 4,000 lines, between two turns.
@@ -411,7 +415,7 @@ def _session_lines(rng: random.Random, text: _Text) -> Iterator[dict[str, Any]]:
             yield _assistant(envelope.next(), envelope.n, [{"type": "text", "text": dump}], stop_reason="end_turn")
             yield _turn_duration(rng, envelope)
         yield {**envelope.next(), "type": "user", "message": {"role": "user", "content": text.sentence()}}
-        for _ in range(rng.randint(10, 40)):
+        for _ in range(rng.randint(_ROUNDS[0], _ROUNDS[1])):
             yield from _tool_round(rng, text, envelope, outputs)
         yield _assistant(envelope.next(), envelope.n, [{"type": "text", "text": text.paragraph()}], stop_reason="end_turn")
         yield _turn_duration(rng, envelope)
