@@ -131,7 +131,7 @@ def test_tool_rounds_are_passed_over_once_the_facts_are_known(tmp_path: Path) ->
     kinds = [json.loads(raw)["type"] for raw in lines]
     passed = [over(raw, 0, len(raw)) for raw in lines]
     results = [k == "user" and b'"tool_result"' in raw for k, raw in zip(kinds, lines, strict=True)]
-    assert sum(results) > 20
+    assert sum(results) > 10
     assert all(p for p, r in zip(passed, results, strict=True) if r)
     assert all(p for p, k in zip(passed, kinds, strict=True) if k in ("assistant", "system"))
     typed = [p for p, k, r in zip(passed, kinds, results, strict=True) if k == "user" and not r]
