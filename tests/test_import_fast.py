@@ -19,7 +19,7 @@ from test_redact import CORPUS
 from benchmarks import generate
 from statedump.dumps import list_dumps
 from statedump.ingest import claude_code
-from statedump.ingest.bulk import commit_bulk
+from statedump.ingest.bulk import Content, commit_bulk
 from statedump.ingest.checkpoints import clean_message
 from statedump.ingest.plan import ImportPlan
 from statedump.ingest.transcript import Transcript
@@ -230,31 +230,26 @@ def test_quick_check_never_skips_a_secret() -> None:
 def test_a_failed_bulk_write_leaves_the_store_as_it_was(store: Store) -> None:
     before = snapshot(store.root)
     folder = store.session_dir("s1") / "task"
-    files: dict[Path, bytes | None] = {folder / f"t{n}.yaml": b"x: 1\n" for n in range(20)}
     folder.mkdir()
+    session_file = store.session_dir("s1") / "session.yaml"
 
-    def fail() -> None:
-        raise RuntimeError("boom")
+    def boom() -> bytes:
+        raise RuntimeError("boom while making a file")
 
-    with store.lock(), pytest.raises(RuntimeError, match="boom"):
-        commit_bulk(store, files, "import: test\n", None, fail)
+    def fail(blobs: list[bytes]) -> None:
+        assert len(blobs) == 22
+        raise RuntimeError("boom meanwhile")
+
+    files: dict[Path, Content] = {folder / f"t{n}.yaml": b"x: 1\n" for n in range(20)}
+    files[session_file] = b"changed: yes\n"
+    for content, failing, message in ((b"y: 2\n", fail, "boom meanwhile"), (boom, fail, "boom while making")):
+        files[folder / "last.yaml"] = content
+        with store.lock(), pytest.raises(RuntimeError, match=message):
+            commit_bulk(store, files, "import: test\n", None, failing)
+        assert snapshot(store.root)[2] == {**before[2]}
+        assert not store.journal_path.exists()
     folder.rmdir()
     assert snapshot(store.root) == before
-    assert not store.journal_path.exists()
-
-
-@pytest.mark.parametrize("block", [1, 7, 64, 4096])
-def test_lines_that_span_read_blocks_read_the_same(block: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import hashlib
-
-    from statedump.ingest import jsonl
-
-    path = _tricky(tmp_path / "tricky.jsonl")
-    whole = claude_code.read(path, parse_all=True)
-    monkeypatch.setattr(jsonl, "_BLOCK", block)
-    _same(claude_code.read(path), whole)
-    # The digest the reader computed on the way is the file's.
-    assert jsonl.file_digest(path) == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def test_redact_model_gives_back_what_the_full_walk_gives() -> None:

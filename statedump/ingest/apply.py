@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from statedump.clock import fixed, now
 from statedump.dumps import list_dumps
 from statedump.dumps import prefix as dumps_prefix
 from statedump.errors import StatedumpError
-from statedump.ingest.bulk import commit_bulk
+from statedump.ingest.bulk import Content, commit_bulk
 from statedump.ingest.checkpoints import Snapshot, write_objects, write_tags
 from statedump.ingest.jsonl import file_digest
 from statedump.ingest.plan import SESSION_FACTS, CheckpointMark, ImportPlan, Skipped
@@ -190,7 +191,8 @@ def apply_plan(
     existing = {} if state is None else {r.id: r for r in state.records}
     base = now()
     writes = _Writes(existing, base, plan.guessed)
-    files: dict[Path, bytes | None] = {}
+    # Each record's YAML is made while the files before it are being written (see commit_bulk).
+    files: dict[Path, Content] = {}
     known = set(existing) | {r.id for r in plan.records}
     for index, raw in enumerate(plan.records):
         record = writes.record(raw, index)
@@ -204,7 +206,7 @@ def apply_plan(
                 files[store.record_path(sid, old.kind, old.id)] = None
         else:
             report.added.append(record)
-        files[store.record_path(sid, record.kind, record.id)] = writes.text(record)
+        files[store.record_path(sid, record.kind, record.id)] = partial(writes.text, record)
         missing = sorted({t for _, t in record.link_pairs() if t not in known})
         if missing:
             report.notes.append(f"{record.kind}/{record.id} links to records not in the file or the session: {', '.join(missing)}")
@@ -223,24 +225,25 @@ def apply_plan(
         if create and (store.session_dir(sid) / SESSION_FILE).exists():
             raise StatedumpError(f"session {sid!r} was created by someone else meanwhile", where="-s", hint="run the import again")
         dumps = list_dumps(store, sid)
-        points = _snapshots(store, sid, new_points, meta, parent, writes, {d.message.split("\n", 1)[0] for d in dumps})
         fresh = sorted({d for p in files for d in (p.parent, p.parent.parent) if not d.exists()}, key=lambda d: -len(d.parts))
-        try:
-            # Every blob in one pack (so that `git add` finds them and writes none), with the
-            # checkpoint commits, while the files are written; nothing refers to the commits
+        points: list[tuple[str, CheckpointMark, Snapshot | None]] = []
+
+        def meanwhile(blobs: list[bytes]) -> list[str]:
+            # While the files are written: every blob in one pack (so that `git add` finds
+            # them and writes none), with the checkpoint commits; nothing refers to those
             # until the tags are made.
-            blobs = [data for data in files.values() if data is not None]
-            snaps = [snap for _, _, snap in points if snap is not None]
-            report.commit, commits = commit_bulk(
-                store, files, _message(report), fixed(), lambda: write_objects(store, parent, blobs, snaps)
-            )
+            points.extend(_snapshots(store, sid, new_points, meta, parent, writes, {d.message.split("\n", 1)[0] for d in dumps}))
+            return write_objects(store, parent, blobs, [snap for _, _, snap in points if snap is not None])
+
+        try:
+            report.commit, commits = commit_bulk(store, files, _message(report), fixed(), meanwhile)
         except BaseException:
             # The files are restored by the store; the folders made for them go too.
             for folder in fresh:
                 with contextlib.suppress(OSError):
                     folder.rmdir()
             raise
-        _tag_checkpoints(store, report, points, commits or [], max((d.number for d in dumps), default=0))
+        _tag_checkpoints(store, report, points, commits, max((d.number for d in dumps), default=0))
     return report
 
 

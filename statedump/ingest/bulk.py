@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import queue
 import threading
 from collections.abc import Callable
 from datetime import datetime
@@ -42,19 +43,26 @@ def _write(path: Path, data: bytes, durable: bool = False) -> None:
     os.replace(tmp, path)
 
 
+Content = bytes | Callable[[], bytes] | None
+"""A file's bytes, or how to make them (called once, in order), or None to delete it."""
+
+
 class _Writer(threading.Thread):
     """Writes the files in the background: open, write and rename are system calls, during
     which the main thread goes on (Python lets other threads run while one waits on them)."""
 
-    def __init__(self, files: dict[Path, bytes | None]):
+    def __init__(self) -> None:
         super().__init__(daemon=True)
-        self.files = files
+        self.files: queue.SimpleQueue[tuple[Path, bytes | None] | None] = queue.SimpleQueue()
         self.error: BaseException | None = None
 
     def run(self) -> None:
-        try:
-            made: set[Path] = set()
-            for path, data in self.files.items():
+        made: set[Path] = set()
+        while (item := self.files.get()) is not None:
+            if self.error is not None:
+                continue  # the rest is only drained: the write is undone
+            path, data = item
+            try:
                 if data is None:
                     path.unlink(missing_ok=True)
                     continue
@@ -62,17 +70,19 @@ class _Writer(threading.Thread):
                     path.parent.mkdir(parents=True, exist_ok=True)
                     made.add(path.parent)
                 _write(path, data)
-        except BaseException as err:  # handed to the main thread, which undoes the write
-            self.error = err
+            except BaseException as err:  # handed to the main thread, which undoes the write
+                self.error = err
 
 
 def commit_bulk(
-    store: Store, files: dict[Path, bytes | None], message: str, when: datetime | None = None, meanwhile: Callable[[], T] | None = None
-) -> tuple[str, T | None]:
-    """Write (or delete, for None) the files and commit them as one change; the caller holds the lock.
+    store: Store, files: dict[Path, Content], message: str, when: datetime | None, meanwhile: Callable[[list[bytes]], T]
+) -> tuple[str, T]:
+    """Write (or delete) the files and commit them as one change; the caller holds the lock.
 
-    `meanwhile` runs while the files are written (work that does not need them, such as git
-    objects written elsewhere); its result is returned with the commit's id.
+    Each file's bytes are made (when they are given as a callable) while the ones before it
+    are being written; then `meanwhile(every file's bytes)` runs while the writing finishes
+    (work that does not need the files on disk, such as git objects written elsewhere), and
+    its result is returned with the commit's id.
     """
     import git
 
@@ -81,17 +91,27 @@ def commit_bulk(
     paths = [store.rel(p) for p in files]
     journal = {"head": store.git.head(), "paths": paths, "subject": message.split("\n", 1)[0], "pid": os.getpid()}
     _write(store.journal_path, json.dumps(journal).encode(), durable=True)
-    writer = _Writer(files)
+    writer = _Writer()
     try:
         writer.start()
         try:
-            result = meanwhile() if meanwhile is not None else None
+            blobs = []
+            for path, content in files.items():
+                data = content() if callable(content) else content
+                if data is not None:
+                    blobs.append(data)
+                writer.files.put((path, data))
+        finally:
+            writer.files.put(None)
+        try:
+            result = meanwhile(blobs)
         finally:
             writer.join()
         if writer.error is not None:
             raise writer.error
         sha = store.git.commit(paths, message, when)
     except BaseException as err:
+        writer.join()
         for path, old in backups.items():
             if old is None:
                 path.unlink(missing_ok=True)
