@@ -83,18 +83,20 @@ _CLUES = re.compile(
 )
 """What every pattern's match contains, in lowercase: a secret-named key or flag with its
 `=` or `:` (`HF_TOKEN=`, `"api_key":`, `--token `: the names end in token, secret, password,
-passwd or _key), or the fixed start of a token shape. An ASCII text in which this finds
-nothing cannot match any pattern, so its redaction is skipped (prose about "tokens" is common
-in an agent's transcript, and running every pattern over it was most of an import's
-redaction time)."""
+passwd or _key), or the fixed start of a token shape. A text in which this finds nothing,
+once lowercased (and `_FOLD`ed), cannot match any pattern, so its redaction is skipped
+(prose about "tokens" is common in an agent's transcript, and running every pattern over it
+was most of an import's redaction time)."""
+
+
+_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+"""The only letters outside ASCII that a case-blind pattern takes for ASCII ones (dotted and
+dotless i, long s, the Kelvin sign), made those letters before the text is lowercased."""
 
 
 def _may_hold_secret(text: str) -> bool:
-    # Only for ASCII: the case-blind patterns also match a few other letters as ASCII ones
-    # (a long s as s, a dotless i as i), which lowercasing would not reveal.
-    if not text.isascii():
-        return True
-    return _CLUES.search(text.lower()) is not None
+    low = text.lower() if text.isascii() else text.translate(_FOLD).lower()
+    return _CLUES.search(low) is not None
 
 
 def redact_text(text: str) -> str:

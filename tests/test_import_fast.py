@@ -202,6 +202,16 @@ def test_tag_messages_are_cleaned_as_git_tag_cleans_them(message: str, store: St
     assert clean_message(message) == stored
 
 
+def test_only_four_letters_outside_ascii_match_ascii_ones_case_blind() -> None:
+    import re
+
+    from statedump.redact import _FOLD
+
+    every = "".join(chr(c) for c in range(0x80, 0x110000) if not 0xD800 <= c <= 0xDFFF)
+    found = {m.group(0) for a in 'abcdefghijklmnopqrstuvwxyz0123456789_-:="./' for m in re.finditer("(?i)" + re.escape(a), every)}
+    assert {chr(c) for c in _FOLD} == found
+
+
 def _full_redaction(text: str) -> str:
     for pattern, repl in _PATTERNS:
         text = pattern.sub(repl, text)
@@ -213,8 +223,9 @@ def test_quick_check_never_skips_a_secret() -> None:
     for _, text, secret in CORPUS:
         line = text.format(s=secret)
         texts += [line, line.upper(), line.lower(), line.swapcase(), f"prefix {line} suffix"]
-    # Letters the case-blind patterns also take for ASCII ones: such text always gets the full pass.
-    texts += ["PAſSWORD=hunter2hunter2", "export API_KEY=abcdefgh12345678", "plain words, nothing secret"]
+    # Letters outside ASCII that the case-blind patterns take for ASCII ones.
+    texts += ["PAſSWORD=hunter2hunter2", "--İtoken abcdefgh12345678", "ToKEN: abcdefgh12345678", "seCRet=abcdefgh12345678"]
+    texts += ["db_pasſwd = abcdefgh12345678", "export API_KEY=abcdefgh12345678", "plain words, nothing secret", "naïve café…"]
     # Prose about tokens and secrets, and the key and flag forms that make them secrets.
     texts += [
         "decode 4096 tokens at 80 tokens/s; the secret is batching",
