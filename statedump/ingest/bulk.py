@@ -34,12 +34,18 @@ T = TypeVar("T")
 
 
 def _write(path: Path, data: bytes, durable: bool = False) -> None:
+    # os.open rather than open(): no buffer, no terminal check, no seek, three system calls
+    # fewer for each of hundreds of files.
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
         if durable:
-            fh.flush()
-            os.fsync(fh.fileno())
+            os.fsync(fd)
+    finally:
+        os.close(fd)
     os.replace(tmp, path)
 
 
