@@ -336,7 +336,7 @@ def import_(ctx: Context) -> list[Row]:
     """A big Claude Code transcript: >= 0.5x the throughput of a bare json.loads loop, peak RSS <= 200 MB.
 
     The transcript is a working session (a typed prompt, then 6–28 tool rounds). The dense
-    shape (a typed prompt every 4th line, eleven times as many records) is measured too and
+    shape (a typed prompt every 4th line, sixteen times as many records) is measured too and
     reported without a target: the worst case, not hidden.
     """
     needs("statedump.ingest", "statedump.cli.import_cmd")
