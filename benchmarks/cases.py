@@ -436,14 +436,31 @@ def add(ctx: Context) -> list[Row]:
         took = ctx.run(["git", "-C", str(deep.root), "add", "--", name])
         return took + ctx.run(["git", "-C", str(deep.root), "commit", "--quiet", "-m", f"add {name}", "--", name])
 
-    at_depth, shallow_t, git_t = ctx.alternate(add_in(deep), add_in(shallow), git_add)
+    def floor() -> float:
+        # What any add costs that validates with pydantic and commits with git: a process that
+        # imports click, PyYAML and pydantic and validates a one-field model, then the same git.
+        return ctx.run([PY, "-c", _FLOOR]) + git_add()
+
+    at_depth, shallow_t, git_t, floor_t = ctx.alternate(add_in(deep), add_in(shallow), git_add, floor)
     measure = f"statedump add, {deep.commits} commits"
     return [
         _row(
             "add-depth", measure, at_depth, shallow_t, f"the same add, {shallow.commits} commits", "<= 1.25x", at_depth <= 1.25 * shallow_t
         ),
         _row("add-vs-git", measure, at_depth, git_t, "git add + git commit of one file", "<= 3x", at_depth <= 3 * git_t),
+        _row(
+            "add-floor",
+            f"the floor: click + PyYAML + a pydantic model, then git add + commit ({floor_t / git_t:.2f}x git)",
+            at_depth,
+            floor_t,
+            "that floor",
+            "none: reported",
+            True,
+        ),
     ]
+
+
+_FLOOR = "import click, yaml\nfrom pydantic import BaseModel\nclass T(BaseModel):\n    a: int\nT(a=1)"
 
 
 CASES: dict[str, Callable[[Context], list[Row]]] = {
@@ -466,7 +483,7 @@ TARGETS = {
     "tui": ["tui"],
     "peer": ["peer"],
     "import": ["import", "import-rss", "import-dense"],
-    "add": ["add-depth", "add-vs-git"],
+    "add": ["add-depth", "add-vs-git", "add-floor"],
 }
 """The rows each case reports, also when it is not available."""
 

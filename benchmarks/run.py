@@ -60,12 +60,19 @@ def table(rows: list[Row]) -> str:
             body.append([r.case, r.status[:90], "", "", "", "", "MISS" if r.passed is False else "n/a"])
             continue
         ratio = f"{r.ratio:.2f}x" if r.ratio is not None else "-"
-        result = "PASS" if r.passed else "MISS"
+        result = _result(r)
         body.append(
             [r.case, r.measure, _fmt(r.figure, r.unit), f"{_fmt(r.baseline, r.unit)} ({r.baseline_measure})", ratio, r.target, result]
         )
     widths = [max(len(line[i]) for line in [head, *body]) for i in range(len(head))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in [head, *body])
+
+
+def _result(row: Row) -> str:
+    # A row reported for context (the dense import, the add floor) has no target to pass.
+    if row.target.startswith("none"):
+        return "-"
+    return "PASS" if row.passed else "MISS"
 
 
 def markdown(rows: list[Row]) -> str:
@@ -77,9 +84,7 @@ def markdown(rows: list[Row]) -> str:
             continue
         ratio = f"{r.ratio:.2f}x" if r.ratio is not None else "-"
         baseline = f"{_fmt(r.baseline, r.unit)} ({r.baseline_measure})"
-        lines.append(
-            f"| {r.case} | {r.measure} | {_fmt(r.figure, r.unit)} | {baseline} | {ratio} | {r.target} | {'PASS' if r.passed else 'MISS'} |"
-        )
+        lines.append(f"| {r.case} | {r.measure} | {_fmt(r.figure, r.unit)} | {baseline} | {ratio} | {r.target} | {_result(r)} |")
     return "\n".join(lines)
 
 
