@@ -285,3 +285,19 @@ def test_redact_model_gives_back_what_the_full_walk_gives() -> None:
         assert got == want, model.id
         if want is model:
             assert got is model
+
+
+def test_strict_reads_every_line_so_a_damaged_tool_round_is_refused(cli: Cli, store: Store, tmp_path: Path) -> None:
+    path = tmp_path / "damaged.jsonl"
+    generate.transcript(path, 0.2)
+    lines = path.read_bytes().splitlines(keepends=True)
+    # Late in the file, a tool result damaged in its middle: braced, newline-terminated, not JSON.
+    at = next(i for i in range(len(lines) - 1, 0, -1) if b'"tool_result"' in lines[i])
+    lines[at] = lines[at].replace(b'"is_error"', b'"is_error" oops', 1)
+    path.write_bytes(b"".join(lines))
+    before = snapshot(store.root)
+    refused = cli("import", "claude-code", str(path), "--strict")
+    assert refused.exit_code == 2 and f"line {at + 1}" in refused.output, refused.output
+    assert snapshot(store.root) == before
+    # Without --strict the damaged round is passed over and the rest imported.
+    assert cli("import", "claude-code", str(path)).exit_code == 0

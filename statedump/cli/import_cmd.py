@@ -70,7 +70,7 @@ def import_(
 
     store = open_store(store_path)
     with _progress(f"reading {file.name}") as progress:
-        plan = read_plan(fmt, file, progress)
+        plan = read_plan(fmt, file, progress, every_line=strict)
     report = apply_plan(store, plan, session, dry_run=dry_run, strict=strict, session_title=session_title)
     if as_json:
         print_json(report.as_json())

@@ -8,6 +8,7 @@ only when used.
 from __future__ import annotations
 
 import importlib
+import inspect
 from pathlib import Path
 from typing import Protocol
 
@@ -32,10 +33,17 @@ class _Reader(Protocol):
     def __call__(self, path: Path, progress: Progress | None = None) -> ImportPlan: ...
 
 
-def read_plan(fmt: str, path: Path, progress: Progress | None = None) -> ImportPlan:
-    """Read `path` as `fmt` into a plan; nothing is written."""
+def read_plan(fmt: str, path: Path, progress: Progress | None = None, *, every_line: bool = False) -> ImportPlan:
+    """Read `path` as `fmt` into a plan; nothing is written.
+
+    `every_line` (what `--strict` asks for): a reader that passes over lines it does not need
+    (Claude Code's tool rounds) parses them all, so that a damaged one is reported too.
+    """
     if fmt not in FORMATS:
         raise StatedumpError(f"unknown import format {fmt!r}", where="FORMAT", hint=f"use one of: {', '.join(FORMATS)}")
     module = importlib.import_module(FORMATS[fmt][0])
     reader: _Reader = module.read
+    if every_line and "parse_all" in inspect.signature(module.read).parameters:
+        full: ImportPlan = module.read(path, progress, parse_all=True)
+        return full
     return reader(path, progress)
