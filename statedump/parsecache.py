@@ -15,9 +15,11 @@ files stay the truth:
 - an unreadable, foreign or stale cache file is ignored and rewritten.
 
 Why pickle: a record comes back as the same model object, with no parsing and no
-validation (about 10 µs against 150 µs). The file lives in `.git/`, beside the hooks and
-the config, which git itself runs code from, so it asks for no more trust than the
-repository already has; it is never read from the working tree, a clone or a fetch.
+validation (about 10 µs against 150 µs). Pickle can name any callable, so the file is read
+only when the current user owns it (as git refuses a repository owned by someone else), and
+with an unpickler that can build nothing but the record models and the date and time values
+in them: a planted file is ignored, never run. It is never read from the working tree, a
+clone or a fetch.
 Nothing here is needed for correctness: deleting the cache only costs time.
 """
 
@@ -58,21 +60,46 @@ def _key(st: os.stat_result) -> _Key:
 @cache
 def models_digest() -> str:
     """A digest of the model code: a cache made by other models is not used."""
+    import yaml
+
+    import statedump.codec
     import statedump.ids
     import statedump.models
 
-    # The id rules live beside the models, in plain Python: they are part of what validated a record.
-    return source_digest(Path(statedump.models.__file__).parent, Path(statedump.ids.__file__))
+    # The id rules (plain Python beside the models) and the parser are part of what made a record.
+    extra = (Path(statedump.ids.__file__), Path(statedump.codec.__file__))
+    return source_digest(Path(statedump.models.__file__).parent, *extra, salt=yaml.__version__)
 
 
-def source_digest(folder: Path, *more: Path) -> str:
-    """A digest of the Python files in `folder` and of `more`, this cache's version and pydantic's version."""
+def source_digest(folder: Path, *more: Path, salt: str = "") -> str:
+    """A digest of the Python files in `folder` and of `more`, this cache's version, pydantic's version and `salt`."""
     import pydantic
 
-    digest = hashlib.sha256(f"{VERSION} {pydantic.VERSION}".encode())
+    digest = hashlib.sha256(f"{VERSION} {pydantic.VERSION} {salt}".encode())
     for path in [*sorted(folder.glob("*.py")), *more]:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
+
+
+_ALLOWED = {"datetime": {"datetime", "date", "timezone", "timedelta"}}
+"""What a cache may name besides the model classes: the values PyYAML gives for `at`."""
+
+
+class _Unpickler(pickle.Unpickler):
+    """Unpickling that can build only records and their parts: a cache file that names anything
+    else (a planted one that would run code) is refused, as the pickle documentation advises."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        from statedump.models import base, kinds, session
+
+        models = {m.__name__: m for m in (base, kinds, session)}
+        if module in models:
+            found = getattr(models[module], name, None)
+            if isinstance(found, type) and issubclass(found, base.Model):
+                return found
+        if name in _ALLOWED.get(module, set()):
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"{module}.{name} is not part of a record")
 
 
 def _read(path: Path | None) -> _Entries:
@@ -80,7 +107,11 @@ def _read(path: Path | None) -> _Entries:
         return {}
     try:
         with open(path, "rb") as fh:
-            loaded = pickle.load(fh)  # noqa: S301 - our own file inside .git (see the module docstring)
+            # Only a cache this user wrote is read (git, too, refuses repositories owned by
+            # someone else), and only record classes can be built from it.
+            if os.fstat(fh.fileno()).st_uid != os.geteuid():
+                return {}
+            loaded = _Unpickler(fh).load()
     except Exception:  # any damage to a cache only means it is rebuilt
         return {}
     if not isinstance(loaded, dict) or loaded.get("models") != models_digest() or not isinstance(loaded.get("entries"), dict):

@@ -113,10 +113,53 @@ def test_the_digest_follows_the_model_source(tmp_path: Path) -> None:
 
     copy = tmp_path / "models"
     shutil.copytree(Path(statedump.models.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    import yaml
+
+    import statedump.codec
     import statedump.ids
 
-    ids = Path(statedump.ids.__file__)
-    assert parsecache.source_digest(copy, ids) == parsecache.models_digest()
+    extra = (Path(statedump.ids.__file__), Path(statedump.codec.__file__))
+    assert parsecache.source_digest(copy, *extra, salt=yaml.__version__) == parsecache.models_digest()
     kinds = copy / "kinds.py"
     kinds.write_text(kinds.read_text() + "\n# a changed model\n")
-    assert parsecache.source_digest(copy, ids) != parsecache.models_digest()
+    assert parsecache.source_digest(copy, *extra, salt=yaml.__version__) != parsecache.models_digest()
+    assert parsecache.source_digest(copy, *extra, salt="another PyYAML") != parsecache.source_digest(copy, *extra, salt=yaml.__version__)
+
+
+class _Planted:
+    """What an attacker would leave in a cache: unpickling it runs a command."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_a_planted_cache_is_never_run(tmp_path: Path, settled: None) -> None:
+    built = generate.build_store(tmp_path / "s", 6)
+    cache = parsecache.cache_path(built.root, built.session)
+    assert cache is not None
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    marker = tmp_path / "ran"
+    cache.write_bytes(pickle.dumps({"models": parsecache.models_digest(), "entries": {"x": _Planted(marker)}}))
+    assert _cached(built.root, built.session) == _parsed(built.root, built.session)
+    assert not marker.exists()
+    # ...and the cache is rewritten with records only.
+    assert "x" not in pickle.loads(cache.read_bytes())["entries"]
+
+
+def test_a_cache_owned_by_someone_else_is_ignored(tmp_path: Path, settled: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    built = generate.build_store(tmp_path / "s", 6)
+    _cached(built.root, built.session)
+    cache = parsecache.cache_path(built.root, built.session)
+    assert cache is not None
+    saved = pickle.loads(cache.read_bytes())
+    rel, (key, record) = next((r, e) for r, e in saved["entries"].items() if not r.endswith("session.yaml"))
+    saved["entries"][rel] = (key, record.model_copy(update={"title": "left by another user"}))
+    cache.write_bytes(pickle.dumps(saved))
+    assert "left by another user" in {r.title for r in _cached(built.root, built.session)}
+    cache.write_bytes(pickle.dumps(saved))
+    # As seen by another user (git, too, refuses a repository someone else owns):
+    monkeypatch.setattr(os, "geteuid", lambda: os.stat(cache).st_uid + 1)
+    assert "left by another user" not in {r.title for r in _cached(built.root, built.session)}
