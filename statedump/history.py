@@ -122,9 +122,7 @@ def _born_here(rows: list[tuple[Commit, tuple[str, ...]]], record: str) -> bool:
     return all(c.trailers.get("Statedump-Record") == record for c, _ in rows)
 
 
-def record_log(
-    store: Store, session: str, record_id: str, *, since: str | None = None, started: PendingLog | None = None
-) -> list[Entry]:
+def record_log(store: Store, session: str, record_id: str, *, since: str | None = None, started: PendingLog | None = None) -> list[Entry]:
     """Every commit that changed the record, in any kind folder, newest first.
 
     `since` (a sha) keeps only the commits after it. Unknown ids give an empty list.
@@ -293,9 +291,7 @@ def describe_change(old: RecordBase | None, new: RecordBase | None, most: int = 
 # -- for the faces ------------------------------------------------------------
 
 
-def record_history(
-    store: Store, session: str, record_id: str, limit: int | None = None, started: PendingLog | None = None
-) -> list[Entry]:
+def record_history(store: Store, session: str, record_id: str, limit: int | None = None, started: PendingLog | None = None) -> list[Entry]:
     """`record_log`, at most `limit` entries; raises StatedumpError (exit 2) for an id with no
     history that is not in the working tree either."""
     entries = record_log(store, session, record_id, started=started)

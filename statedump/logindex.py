@@ -24,14 +24,11 @@ import contextlib
 import os
 import sqlite3
 import subprocess
-from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 
-from statedump.vcs import Commit, parse_trailers
+from statedump.vcs import LOG_ARGS, Commit, log_commit, parse_log
 
 VERSION = "1"
-_FORMAT = "--format=%x1e%H%x00%P%x00%at%x00%B%x00"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS commits (n INTEGER PRIMARY KEY, sha TEXT NOT NULL UNIQUE, parents TEXT NOT NULL,
@@ -52,13 +49,6 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False, env=env)
 
 
-def _parse(out: bytes) -> Iterator[tuple[str, str, int, str, list[str]]]:
-    """(sha, parents, author time, message, changed paths) per commit of a `git log` output, newest first."""
-    for chunk in out.decode("utf-8", errors="replace").split("\x1e")[1:]:
-        sha, parents, stamp, message, names = chunk.split("\x00", 4)
-        yield sha, parents, int(stamp), message, [n for n in names.splitlines() if n.strip()]
-
-
 def _connect(path: Path) -> sqlite3.Connection:
     path.parent.mkdir(exist_ok=True)
     db = sqlite3.connect(path, timeout=10, isolation_level=None)
@@ -75,7 +65,7 @@ def _fill(db: sqlite3.Connection, out: bytes, head: str) -> None:
     """Append the commits of a `git log` output (newest first) and move the index to `head`."""
     top = db.execute("SELECT COALESCE(MAX(n), 0) FROM commits").fetchone()[0]
     linear = _meta(db, "linear") != "0"
-    commits = list(_parse(out))
+    commits = parse_log(out)
     for offset, (sha, parents, stamp, message, names) in enumerate(reversed(commits), start=1):
         n = top + offset
         linear = linear and len(parents.split()) <= 1
@@ -85,28 +75,33 @@ def _fill(db: sqlite3.Connection, out: bytes, head: str) -> None:
 
 
 def _refresh(db: sqlite3.Connection, root: Path, head: str) -> bool:
-    """Bring the index to `head`; False when it cannot answer for this history."""
+    """Bring the index to `head`, inside a write transaction the caller ends (so that what it
+    reads next is this state, whatever other processes do); False when it cannot answer."""
     db.execute("BEGIN IMMEDIATE")  # one writer at a time; a second one finds the work done
-    try:
-        known = _meta(db, "head") if _meta(db, "version") == VERSION else None
-        if known != head:
-            if known is not None and _git(root, "merge-base", "--is-ancestor", known, head).returncode == 0:
-                log = _git(root, "log", "--no-renames", "--name-only", _FORMAT, f"{known}..{head}")
-            else:
-                for table in ("touches", "commits", "meta"):  # not executescript: it would end the transaction
-                    db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
-                log = _git(root, "log", "--no-renames", "--name-only", _FORMAT, head)
-            if log.returncode:
-                db.execute("ROLLBACK")
-                return False
-            _fill(db, log.stdout, head)
-        linear = _meta(db, "linear") == "1"
-        db.execute("COMMIT")
-        return linear
-    except BaseException:
-        with contextlib.suppress(sqlite3.Error):
-            db.execute("ROLLBACK")
-        raise
+    known = _meta(db, "head") if _meta(db, "version") == VERSION else None
+    if known != head:
+        if known is not None and _git(root, "merge-base", "--is-ancestor", known, head).returncode == 0:
+            log = _git(root, *LOG_ARGS, f"{known}..{head}")
+        else:
+            for table in ("touches", "commits", "meta"):  # not executescript: it would end the transaction
+                db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
+            log = _git(root, *LOG_ARGS, head)
+        if log.returncode:
+            return False
+        _fill(db, log.stdout, head)
+    return _meta(db, "linear") == "1"
+
+
+def _plain_history(git_dir: Path) -> bool:
+    """False when something besides the commits decides what `git log` shows: a shallow clone
+    (deepening it changes the history under the same HEAD), grafts, or replace refs."""
+    if (git_dir / "shallow").exists() or (git_dir / "info" / "grafts").exists() or os.environ.get("GIT_REPLACE_REF_BASE"):
+        return False
+    replace = git_dir / "refs" / "replace"
+    if replace.is_dir() and any(replace.iterdir()):
+        return False
+    packed = git_dir / "packed-refs"
+    return not (packed.is_file() and b" refs/replace/" in packed.read_bytes())
 
 
 def touching(root: Path, git_dir: Path, paths: list[str]) -> list[Row] | None:
@@ -120,24 +115,29 @@ def touching(root: Path, git_dir: Path, paths: list[str]) -> list[Row] | None:
         return None
     head = head_run.stdout.decode().strip()
     try:
+        if not _plain_history(git_dir):
+            return None
         with contextlib.closing(_connect(git_dir / "statedump" / "log.sqlite")) as db:
-            if not _refresh(db, root, head):
-                return None
-            marks = ",".join("?" * len(paths))
-            found = db.execute(
-                f"SELECT c.n, c.sha, c.parents, c.at, c.message, t.path FROM touches t JOIN commits c ON c.n = t.n "  # noqa: S608 - only placeholders are formatted in
-                f"WHERE t.path IN ({marks}) ORDER BY c.n DESC, t.path",
-                paths,
-            ).fetchall()
-    except (sqlite3.Error, OSError):
+            try:
+                if not _refresh(db, root, head):
+                    return None
+                marks = ",".join("?" * len(paths))
+                found = db.execute(
+                    f"SELECT c.n, c.sha, c.parents, c.at, c.message, t.path FROM touches t JOIN commits c ON c.n = t.n "  # noqa: S608 - only placeholders are formatted in
+                    f"WHERE t.path IN ({marks}) ORDER BY c.n DESC, t.path",
+                    paths,
+                ).fetchall()
+                db.execute("COMMIT")
+            finally:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+    except (sqlite3.Error, OSError, ValueError):
         return None
     rows: list[Row] = []
     last = None
     for n, sha, parents, stamp, message, path in found:
         if n != last:
-            subject = message.strip().split("\n", 1)[0] if message.strip() else ""
-            commit = Commit(sha, datetime.fromtimestamp(stamp, UTC), subject, parse_trailers(message), tuple(parents.split()))
-            rows.append((commit, ()))
+            rows.append((log_commit(sha, parents, stamp, message), ()))
             last = n
         rows[-1] = (rows[-1][0], (*rows[-1][1], path))
     return rows

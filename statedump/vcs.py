@@ -59,6 +59,37 @@ def parse_trailers(message: str) -> dict[str, str]:
     return out
 
 
+LOG_FORMAT = "--format=%x00%x1e%H%x00%P%x00%at%x00%B%x00"
+"""Each commit of a `git log` opens with NUL and a record separator: a commit message cannot
+hold a NUL, so no subject or body (not even one with a stray \\x1e) can be read as a new commit."""
+
+LOG_ARGS = ("-c", "log.showRoot=true", "log", "--no-color", "--no-renames", "--name-only", LOG_FORMAT)
+"""`git` arguments for a log with the paths each commit changed. The root commit lists its files
+whatever the user's `log.showRoot`; a move lists both paths, as a one-path pathspec sees it."""
+
+_SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+
+
+def parse_log(out: bytes) -> list[tuple[str, str, int, str, list[str]]]:
+    """(sha, parents, author time, message, changed paths) per commit of a `LOG_ARGS` output, newest first.
+
+    Raises ValueError on output that is not in that shape.
+    """
+    rows = []
+    for chunk in out.decode("utf-8", errors="replace").split("\x00\x1e")[1:]:
+        sha, parents, stamp, message, names = chunk.split("\x00", 4)
+        if not _SHA.fullmatch(sha):
+            raise ValueError(f"not a commit id: {sha[:50]!r}")
+        rows.append((sha, parents, int(stamp), message, [n for n in names.splitlines() if n.strip()]))
+    return rows
+
+
+def log_commit(sha: str, parents: str, stamp: int, message: str) -> Commit:
+    """A `Commit` from the fields of a log entry."""
+    subject = message.strip().split("\n", 1)[0] if message.strip() else ""
+    return Commit(sha, datetime.fromtimestamp(stamp, UTC), subject, parse_trailers(message), tuple(parents.split()))
+
+
 class Git:
     """A git work tree: commit, tag, and read files as of any revision."""
 
@@ -208,8 +239,7 @@ class Git:
 
     def start_log(self, paths: list[str], *, rev: str = "HEAD", limit: int | None = None, since: str | None = None) -> PendingLog:
         """`log`, started now and read later: the caller can do other work while git walks the history."""
-        # --no-renames: a move lists both paths, as the log index (and a one-path pathspec) sees it.
-        args = ["--no-color", "--no-renames", "--name-only", "--format=%x1e%H%x00%P%x00%at%x00%B%x00"]
+        args: list[str] = []
         if limit is not None:
             args.append(f"-n{int(limit)}")
         args.append(f"{since}..{rev}" if since else rev)
@@ -265,7 +295,7 @@ class PendingLog:
         self._proc: subprocess.Popen[bytes] | None = None
         if ready is None:
             env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
-            cmd = ["git", "-C", str(root), "log", *args, "--", *paths]
+            cmd = ["git", "-C", str(root), *LOG_ARGS, *args, "--", *paths]
             self._proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
     def rows(self) -> list[tuple[Commit, tuple[str, ...]]]:
@@ -278,13 +308,12 @@ class PendingLog:
             if head.returncode:
                 return []  # no commit yet
             raise StatedumpError(f"git log failed: {err.decode(errors='replace').strip()}", where=self.root)
-        rows = []
-        for chunk in out_bytes.decode("utf-8", errors="replace").split("\x1e")[1:]:
-            sha, parents, stamp, message, names = chunk.split("\x00", 4)
-            subject = message.strip().split("\n", 1)[0] if message.strip() else ""
-            commit = Commit(sha, datetime.fromtimestamp(int(stamp), UTC), subject, parse_trailers(message), tuple(parents.split()))
-            rows.append((commit, tuple(n for n in names.splitlines() if n.strip())))
-        return rows
+        try:
+            return [
+                (log_commit(sha, parents, stamp, message), tuple(names)) for sha, parents, stamp, message, names in parse_log(out_bytes)
+            ]
+        except ValueError as err:
+            raise StatedumpError(f"could not read git's log: {err}", where=self.root) from None
 
     def cancel(self) -> None:
         """Stop the walk when its answer is no longer wanted."""

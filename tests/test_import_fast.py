@@ -301,3 +301,17 @@ def test_strict_reads_every_line_so_a_damaged_tool_round_is_refused(cli: Cli, st
     assert snapshot(store.root) == before
     # Without --strict the damaged round is passed over and the rest imported.
     assert cli("import", "claude-code", str(path)).exit_code == 0
+
+
+def test_a_user_line_whose_type_comes_last_is_read(tmp_path: Path) -> None:
+    # Only scalar members, `type` last (no message): its envelope (session id, folder, branch,
+    # time, version) is the first the file gives, so it must be read.
+    first = {k: v for k, v in _line(1, "user", None).items() if k not in ("type", "message")}
+    first |= {"sessionId": "abcdef12-0000-4000-8000-000000000000", "cwd": "/first", "gitBranch": "b1", "version": "0.9"}
+    first["type"] = "user"
+    rows = [first, _assistant(2, "hi"), _line(3, "user", TOOL_RESULT), _line(4, "user", {"role": "user", "content": "next"})]
+    path = tmp_path / "last.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    fast, full = claude_code.read(path), claude_code.read(path, parse_all=True)
+    _same(fast, full)
+    assert fast.session["cwd"] == "/first" and fast.session["branch"] == "b1"

@@ -11,7 +11,7 @@ from statedump import logindex
 from statedump.vcs import PendingLog
 from tests.conftest import git
 
-_ARGS = ["--no-color", "--no-renames", "--name-only", "--format=%x1e%H%x00%P%x00%at%x00%B%x00", "HEAD"]
+_ARGS = ["HEAD"]
 
 
 def _from_git(root: Path, paths: list[str]) -> list[logindex.Row]:
@@ -107,3 +107,44 @@ def test_readers_in_parallel_build_one_index(tmp_path: Path) -> None:
     outs = [p.communicate()[0].decode().strip() for p in procs]
     assert outs == [str(len(_from_git(built.root, [path])))] * 4
     assert _from_index(built.root, [path]) == _from_git(built.root, [path])
+
+
+def test_a_record_separator_in_a_message_changes_nothing(tmp_path: Path) -> None:
+    built = generate.build_store(tmp_path / "s", 6)
+    root = built.root
+    path = _files(root)[0]
+    (root / path).write_text((root / path).read_text() + "# odd\n")
+    git(root, "add", "--all")
+    _as_someone(root, "commit", "--quiet", "-m", "odd\x1etitle\x1e0123\n\nbody\x1e")
+    index = _from_index(root, [path])
+    assert index == _from_git(root, [path]) and index is not None
+    assert index[0][0].subject == "odd\x1etitle\x1e0123"
+
+
+def test_shallow_clones_grafts_and_replace_refs_are_left_to_git(tmp_path: Path) -> None:
+    built = generate.build_store(tmp_path / "s", 6)
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "--quiet", "--depth", "1", f"file://{built.root}", str(shallow))
+    path = _files(shallow)[0]
+    # Deepening the clone changes what `git log -- <file>` shows under the same HEAD.
+    assert _from_index(shallow, [path]) is None
+    git(shallow, "fetch", "--quiet", "--unshallow")
+    assert _from_index(shallow, [path]) == _from_git(shallow, [path])
+    head = git(shallow, "rev-parse", "HEAD").strip()
+    parent = git(shallow, "rev-parse", "HEAD~1").strip()
+    git(shallow, "replace", head, parent)
+    assert _from_index(shallow, [path]) is None
+
+
+def test_the_root_commit_lists_its_files_whatever_log_show_root_says(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    root.mkdir()
+    git(root, "init", "--quiet", "-b", "main")
+    git(root, "config", "log.showRoot", "false")
+    (root / "a.yaml").write_text("a\n")
+    _commit(root, "root")
+    (root / "a.yaml").write_text("b\n")
+    _commit(root, "second")
+    index = _from_index(root, ["a.yaml"])
+    assert index == _from_git(root, ["a.yaml"]) and index is not None
+    assert [c.subject for c, _ in index] == ["second", "root"] and index[1][1] == ("a.yaml",)

@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Markdown, OptionList, Static
 
 from statedump.errors import StatedumpError
 from statedump.models import Discovery, Session
+from statedump.render import render_markdown
 from statedump.store import Store
 from statedump.tui.app import StatedumpApp, make_app
 from statedump.tui.screens.session import SessionScreen
@@ -29,7 +30,6 @@ from statedump.tui.screens.state_at import StateAtScreen
 from statedump.tui.widgets.history_view import HistoryView
 from statedump.tui.widgets.matrix_view import MatrixView
 from statedump.tui.widgets.records_view import RecordsView
-from statedump.render import render_markdown
 from statedump.tui.widgets.state_view import document_pieces, pieces
 
 SID = "qwen35-397b-a17b-nvfp4"

@@ -121,7 +121,8 @@ class _PassOver:
             elif kind == b"system":
                 if not self._known(False):
                     return False
-            elif kind in (b"summary", b"custom-title"):
+            elif kind in (b"summary", b"custom-title", b"user"):
+                # (A user line whose `type` comes last, after its message, lands here: read it.)
                 return False
         return True
 
