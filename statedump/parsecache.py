@@ -35,7 +35,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from statedump import codec
 from statedump.errors import StatedumpError
 from statedump.models import KINDS, RecordBase, Session
 
@@ -60,15 +59,17 @@ def _key(st: os.stat_result) -> _Key:
 @cache
 def models_digest() -> str:
     """A digest of the model code: a cache made by other models is not used."""
-    import yaml
+    import importlib.util
 
-    import statedump.codec
-    import statedump.ids
     import statedump.models
 
-    # The id rules (plain Python beside the models) and the parser are part of what made a record.
-    extra = (Path(statedump.ids.__file__), Path(statedump.codec.__file__))
-    return source_digest(Path(statedump.models.__file__).parent, *extra, salt=yaml.__version__)
+    # The id rules (plain Python beside the models) and the parser (our codec, PyYAML's
+    # version) are part of what made a record. Found without importing them: a command
+    # served from the cache never needs PyYAML.
+    package = Path(statedump.models.__file__).parent.parent
+    yaml_spec = importlib.util.find_spec("yaml")
+    salt = Path(yaml_spec.origin).read_text(encoding="utf-8") if yaml_spec and yaml_spec.origin else ""
+    return source_digest(package / "models", package / "ids.py", package / "codec.py", salt=salt)
 
 
 def source_digest(folder: Path, *more: Path, salt: str = "") -> str:
@@ -173,6 +174,8 @@ def load_state(root: Path, session: str, session_file: str = "session.yaml") -> 
         meta: Session = cached[1]
         new[rel] = cached
     else:
+        from statedump import codec  # PyYAML only when a file has to be parsed
+
         meta = codec.load_session(meta_path.read_bytes(), rel)
         keep(rel, st, meta)
 
@@ -189,6 +192,8 @@ def load_state(root: Path, session: str, session_file: str = "session.yaml") -> 
         else:
             with open(entry.path, "rb") as fh:
                 raw = fh.read()
+            from statedump import codec
+
             record = _checked(codec.record_from_data(codec.parse_yaml(raw, rel), rel, kind), name, rel)
             keep(rel, st, record)
         records.append(record)
