@@ -364,16 +364,21 @@ def _assistant(env: dict[str, Any], n: int, blocks: list[dict[str, Any]], **extr
     return {**env, "type": "assistant", "requestId": f"req_{n:08d}", "message": message}
 
 
-def _tool_round(rng: random.Random, text: _Text, envelope: _Envelope, outputs: list[str]) -> Iterator[dict[str, Any]]:
-    env = envelope.next()
-    n = envelope.n
+def _tool_call(rng: random.Random, text: _Text, env: dict[str, Any], n: int) -> dict[str, Any]:
+    """An assistant line that thinks, says something and runs a command (`toolu_<n>`)."""
     blocks: list[dict[str, Any]] = [
         {"type": "thinking", "thinking": text.paragraph(), "signature": "sig"},
         {"type": "text", "text": text.paragraph()},
         {"type": "tool_use", "id": f"toolu_{n:08d}", "name": "Bash", "input": {"command": text.command()}},
     ]
     usage = {"input_tokens": rng.randint(10, 99), "output_tokens": rng.randint(50, 900)}
-    yield _assistant(env, n, blocks, stop_reason="tool_use", usage=usage)
+    return _assistant(env, n, blocks, stop_reason="tool_use", usage=usage)
+
+
+def _tool_round(rng: random.Random, text: _Text, envelope: _Envelope, outputs: list[str]) -> Iterator[dict[str, Any]]:
+    env = envelope.next()
+    n = envelope.n
+    yield _tool_call(rng, text, env, n)
     out = rng.choice(outputs)
     result = {"tool_use_id": f"toolu_{n:08d}", "type": "tool_result", "content": out, "is_error": False}
     yield {
@@ -438,13 +443,7 @@ def _dense_lines(rng: random.Random, text: _Text) -> Iterator[dict[str, Any]]:
         elif step == 1:
             yield {**env, "type": "user", "message": {"role": "user", "content": text.sentence()}}
         elif step == 2:
-            blocks: list[dict[str, Any]] = [
-                {"type": "thinking", "thinking": text.paragraph(), "signature": "sig"},
-                {"type": "text", "text": text.paragraph()},
-                {"type": "tool_use", "id": f"toolu_{n:08d}", "name": "Bash", "input": {"command": text.command()}},
-            ]
-            usage = {"input_tokens": rng.randint(10, 99), "output_tokens": rng.randint(50, 900)}
-            yield _assistant(env, n, blocks, stop_reason="tool_use", usage=usage)
+            yield _tool_call(rng, text, env, n)
         elif step == 3:
             out = rng.choice(outputs)
             result = {"tool_use_id": f"toolu_{n - 1:08d}", "type": "tool_result", "content": out, "is_error": False}

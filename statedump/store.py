@@ -14,11 +14,11 @@ import contextlib
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from statedump.clock import fixed
 from statedump.errors import StatedumpError
@@ -262,16 +262,7 @@ class Store:
         commit is made; if the process dies in between, `statedump doctor` rolls them back.
         On any error here the files and the index are restored before the error is raised.
         """
-        import git
-
-        from statedump.redact import redact_text
-
-        # Commit messages carry titles and sources given on the command line: never secrets.
-        message = redact_text(message)
-        backups = {p: (p.read_bytes() if p.exists() else None) for p in files}
-        paths = [self.rel(p) for p in files]
-        journal = {"head": self.git.head(), "paths": paths, "subject": message.split("\n", 1)[0], "pid": os.getpid()}
-        _atomic_write(self.journal_path, json.dumps(journal).encode())
+        message, backups, paths = self.begin_write(files, message)
         try:
             for path, data in files.items():
                 if data is None:
@@ -280,20 +271,40 @@ class Store:
                     _atomic_write(path, data)
             sha = self.git.commit(paths, message, when)
         except BaseException as err:
-            for path, old in backups.items():
-                if old is None:
-                    path.unlink(missing_ok=True)
-                else:
-                    _atomic_write(path, old)
-            with contextlib.suppress(git.GitCommandError):
-                self.git.unstage(paths)
-            self.journal_path.unlink(missing_ok=True)
-            if isinstance(err, git.GitCommandError):
-                detail = (err.stderr or str(err)).strip().splitlines()
-                raise StatedumpError(f"git refused the commit: {detail[-1] if detail else err}", where=self.root, status=1) from None
-            raise
+            self.undo_write(backups, paths, err)
         self.journal_path.unlink(missing_ok=True)
         return sha
+
+    def begin_write(self, files: Iterable[Path], message: str) -> tuple[str, dict[Path, bytes | None], list[str]]:
+        """Before writing `files`: the commit message redacted, what each file holds now, their
+        repository paths, and the journal that names them written durably (for `doctor`)."""
+        from statedump.redact import redact_text
+
+        # Commit messages carry titles and sources given on the command line: never secrets.
+        message = redact_text(message)
+        backups = {p: (p.read_bytes() if p.exists() else None) for p in files}
+        paths = [self.rel(p) for p in backups]
+        journal = {"head": self.git.head(), "paths": paths, "subject": message.split("\n", 1)[0], "pid": os.getpid()}
+        _atomic_write(self.journal_path, json.dumps(journal).encode())
+        return message, backups, paths
+
+    def undo_write(self, backups: dict[Path, bytes | None], paths: list[str], err: BaseException) -> NoReturn:
+        """After a failed write: the files and the index put back as they were, the journal
+        removed, and `err` raised again (git's refusal as one line)."""
+        import git
+
+        for path, old in backups.items():
+            if old is None:
+                path.unlink(missing_ok=True)
+            else:
+                _atomic_write(path, old)
+        with contextlib.suppress(git.GitCommandError):
+            self.git.unstage(paths)
+        self.journal_path.unlink(missing_ok=True)
+        if isinstance(err, git.GitCommandError):
+            detail = (err.stderr or str(err)).strip().splitlines()
+            raise StatedumpError(f"git refused the commit: {detail[-1] if detail else err}", where=self.root, status=1) from None
+        raise err
 
     def create_session(self, session: Session, when: datetime | None = None) -> str:
         """Write `session.yaml` for a new session and commit it."""

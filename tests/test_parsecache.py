@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import pickle
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -89,16 +90,21 @@ def test_a_broken_cache_is_ignored_and_a_bad_file_still_fails(tmp_path: Path, se
     assert str(task.relative_to(built.root)) in str(err.value)
 
 
-def test_a_cache_made_by_other_models_is_not_used(tmp_path: Path, settled: None) -> None:
+def _forged(tmp_path: Path, title: str) -> tuple[generate.Built, Path, dict[str, Any]]:
+    """A store whose cache holds one record with another title than its file: (store, cache, cache data)."""
     built = generate.build_store(tmp_path / "s", 8)
     _cached(built.root, built.session)
     cache = parsecache.cache_path(built.root, built.session)
     assert cache is not None
     saved = pickle.loads(cache.read_bytes())
     rel, (key, record) = next((r, e) for r, e in saved["entries"].items() if not r.endswith("session.yaml"))
+    saved["entries"][rel] = (key, record.model_copy(update={"title": title}))
+    return built, cache, saved
+
+
+def test_a_cache_made_by_other_models_is_not_used(tmp_path: Path, settled: None) -> None:
     # A record as some other version of the models left it: it must not be served.
-    forged = record.model_copy(update={"title": "served from a stale cache"})
-    saved["entries"][rel] = (key, forged)
+    built, cache, saved = _forged(tmp_path, "served from a stale cache")
     cache.write_bytes(pickle.dumps({**saved, "models": "other models"}))
     assert "served from a stale cache" not in {r.title for r in _cached(built.root, built.session)}
     # The same entry under the right digest is served: the digest is what kept it out.
@@ -151,13 +157,7 @@ def test_a_planted_cache_is_never_run(tmp_path: Path, settled: None) -> None:
 
 
 def test_a_cache_owned_by_someone_else_is_ignored(tmp_path: Path, settled: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    built = generate.build_store(tmp_path / "s", 6)
-    _cached(built.root, built.session)
-    cache = parsecache.cache_path(built.root, built.session)
-    assert cache is not None
-    saved = pickle.loads(cache.read_bytes())
-    rel, (key, record) = next((r, e) for r, e in saved["entries"].items() if not r.endswith("session.yaml"))
-    saved["entries"][rel] = (key, record.model_copy(update={"title": "left by another user"}))
+    built, cache, saved = _forged(tmp_path, "left by another user")
     cache.write_bytes(pickle.dumps(saved))
     assert "left by another user" in {r.title for r in _cached(built.root, built.session)}
     cache.write_bytes(pickle.dumps(saved))

@@ -16,8 +16,6 @@ written by a second thread, so that the time the file system takes overlaps othe
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import queue
 import threading
@@ -26,8 +24,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
-from statedump.errors import StatedumpError
-from statedump.redact import redact_text
 from statedump.store import Store
 
 T = TypeVar("T")
@@ -90,13 +86,7 @@ def commit_bulk(
     (work that does not need the files on disk, such as git objects written elsewhere), and
     its result is returned with the commit's id.
     """
-    import git
-
-    message = redact_text(message)
-    backups = {p: (p.read_bytes() if p.exists() else None) for p in files}
-    paths = [store.rel(p) for p in files]
-    journal = {"head": store.git.head(), "paths": paths, "subject": message.split("\n", 1)[0], "pid": os.getpid()}
-    _write(store.journal_path, json.dumps(journal).encode(), durable=True)
+    message, backups, paths = store.begin_write(files, message)
     writer = _Writer()
     try:
         writer.start()
@@ -118,17 +108,6 @@ def commit_bulk(
         sha = store.git.commit(paths, message, when)
     except BaseException as err:
         writer.join()
-        for path, old in backups.items():
-            if old is None:
-                path.unlink(missing_ok=True)
-            else:
-                _write(path, old, durable=True)
-        with contextlib.suppress(git.GitCommandError):
-            store.git.unstage(paths)
-        store.journal_path.unlink(missing_ok=True)
-        if isinstance(err, git.GitCommandError):
-            detail = (err.stderr or str(err)).strip().splitlines()
-            raise StatedumpError(f"git refused the commit: {detail[-1] if detail else err}", where=store.root, status=1) from None
-        raise
+        store.undo_write(backups, paths, err)
     store.journal_path.unlink(missing_ok=True)
     return sha, result
