@@ -10,9 +10,10 @@ in an SQLite database inside `.git/statedump/`. It is brought up to date on each
   (`git log old..HEAD`), so a write costs the next read a few milliseconds;
 - when history was rewritten (amend, rebase, reset to another line) it is rebuilt;
 - it answers only for plain file paths on a linear history (statedump's own writes and
-  `sync` keep history linear). For globs, folders, ranges, or a history with merges,
-  where git's history simplification decides what `git log -- <path>` shows, the caller
-  asks git itself.
+  `sync` keep history linear). For globs, folders, ranges, a history with merges (where
+  git's history simplification decides what `git log -- <path>` shows), and a shallow
+  clone, grafts or replace refs (which change the history under the same HEAD), the
+  caller asks git itself.
 
 Nothing here is needed for correctness: deleting the file only costs one rebuild
 (0.7 s for 10,000 commits), and any error reading it means git is asked instead.
@@ -28,7 +29,8 @@ from pathlib import Path
 
 from statedump.vcs import LOG_ARGS, Commit, log_commit, parse_log
 
-VERSION = "1"
+VERSION = "2"
+"""Bumped when what is stored changes (2: the root commit's files whatever `log.showRoot` says)."""
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS commits (n INTEGER PRIMARY KEY, sha TEXT NOT NULL UNIQUE, parents TEXT NOT NULL,
