@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from statedump.errors import StatedumpError
 from statedump.ids import KIND_NAMES as KINDS
 from statedump.store import SESSION_FILE, SESSIONS, Store, check_id
-from statedump.vcs import Commit, PendingLog
+from statedump.vcs import Commit
 
 if TYPE_CHECKING:
     from statedump.models import RecordBase
@@ -122,12 +122,10 @@ def _born_here(rows: list[tuple[Commit, tuple[str, ...]]], record: str) -> bool:
     return all(c.trailers.get("Statedump-Record") == record for c, _ in rows)
 
 
-def record_log(store: Store, session: str, record_id: str, *, since: str | None = None, started: PendingLog | None = None) -> list[Entry]:
+def record_log(store: Store, session: str, record_id: str, *, since: str | None = None) -> list[Entry]:
     """Every commit that changed the record, in any kind folder, newest first.
 
     `since` (a sha) keeps only the commits after it. Unknown ids give an empty list.
-    `started` is a walk of the literal path of the record's file, begun earlier; it is used when
-    that is the walk needed, and stopped otherwise.
     """
     kinds = [k for k in KINDS if store.record_path(session, k, record_id).is_file()] if since is None else []
     if len(kinds) == 1:
@@ -135,16 +133,9 @@ def record_log(store: Store, session: str, record_id: str, *, since: str | None 
         # the work of one literal path in a long history), and most records never change
         # kind: ask for the literal path of the kind the record is in now, and fall back
         # to the wildcard only when that history does not start with the record's `add`.
-        literal = record_path(session, kinds[0], record_id)
-        if started is None or started.paths != [literal]:
-            if started is not None:
-                started.cancel()
-            started = store.git.start_log([literal])
-        rows = started.rows()
+        rows = store.git.log([record_path(session, kinds[0], record_id)])
         if _born_here(rows, f"{kinds[0]}/{record_id}"):
             return [_entry(c, p, session) for c, p in rows]
-    elif started is not None:
-        started.cancel()
     # Its file in every kind folder, as literal paths: the log index can answer those (a
     # wildcard would make git walk every commit's kind folders, a second in a long history).
     everywhere = [record_path(session, kind, record_id) for kind in KINDS]
@@ -291,10 +282,10 @@ def describe_change(old: RecordBase | None, new: RecordBase | None, most: int = 
 # -- for the faces ------------------------------------------------------------
 
 
-def record_history(store: Store, session: str, record_id: str, limit: int | None = None, started: PendingLog | None = None) -> list[Entry]:
+def record_history(store: Store, session: str, record_id: str, limit: int | None = None) -> list[Entry]:
     """`record_log`, at most `limit` entries; raises StatedumpError (exit 2) for an id with no
     history that is not in the working tree either."""
-    entries = record_log(store, session, record_id, started=started)
+    entries = record_log(store, session, record_id)
     if not entries and store.find_path(session, record_id) is None:
         raise StatedumpError(
             f"no record {record_id!r} in session {session!r}, now or in its history",

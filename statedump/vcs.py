@@ -235,21 +235,30 @@ class Git:
         """Commits of `rev` that touch `paths` (git pathspecs, globs allowed), newest first,
         each with the paths it changed among them. `since` excludes that commit and its
         ancestors (`since..rev`). One git call, whatever the history's length."""
-        return self.start_log(paths, rev=rev, limit=limit, since=since).rows()
-
-    def start_log(self, paths: list[str], *, rev: str = "HEAD", limit: int | None = None, since: str | None = None) -> PendingLog:
-        """`log`, started now and read later: the caller can do other work while git walks the history."""
-        args: list[str] = []
-        if limit is not None:
-            args.append(f"-n{int(limit)}")
-        args.append(f"{since}..{rev}" if since else rev)
         if rev == "HEAD" and since is None and limit is None and (self.root / ".git").is_dir():
             from statedump.logindex import touching
 
             found = touching(self.root, self.root / ".git", paths)
             if found is not None:
-                return PendingLog(self.root, paths, args, found)
-        return PendingLog(self.root, paths, args)
+                return found
+        args = [f"-n{int(limit)}"] if limit is not None else []
+        args.append(f"{since}..{rev}" if since else rev)
+        # The git binary is run directly here, as GitPython's `repo.git.log` would run it:
+        # `statedump log` is a git log and little else, and importing GitPython would be a
+        # third of its time (its target is 1.5x a bare `git log -- <file>`).
+        env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+        done = subprocess.run(["git", "-C", str(self.root), *LOG_ARGS, *args, "--", *paths], capture_output=True, check=False, env=env)
+        if done.returncode:
+            head = subprocess.run(["git", "-C", str(self.root), "rev-parse", "-q", "--verify", "HEAD"], capture_output=True, check=False)
+            if head.returncode:
+                return []  # no commit yet
+            raise StatedumpError(f"git log failed: {done.stderr.decode(errors='replace').strip()}", where=self.root)
+        try:
+            return [
+                (log_commit(sha, parents, stamp, message), tuple(names)) for sha, parents, stamp, message, names in parse_log(done.stdout)
+            ]
+        except ValueError as err:
+            raise StatedumpError(f"could not read git's log: {err}", where=self.root) from None
 
     def is_ancestor(self, older: str, newer: str) -> bool:
         """True when `older` is `newer` or one of its ancestors."""
@@ -277,48 +286,3 @@ class Git:
             return None
         data: bytes = blob.data_stream.read()
         return data
-
-
-class PendingLog:
-    """A `git log` running in the background; `rows()` waits for it and parses its output.
-
-    The answer comes from `statedump.logindex` when it can give it. Otherwise the git
-    binary is run directly here, as GitPython's `repo.git.log` would run it:
-    `statedump log` is a git log and little else, and importing GitPython would be a
-    third of its time (its target is 1.5x a bare `git log -- <file>`).
-    """
-
-    def __init__(self, root: Path, paths: list[str], args: list[str], ready: list[tuple[Commit, tuple[str, ...]]] | None = None):
-        self.root = root
-        self.paths = list(paths)
-        self._ready = ready
-        self._proc: subprocess.Popen[bytes] | None = None
-        if ready is None:
-            env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
-            cmd = ["git", "-C", str(root), *LOG_ARGS, *args, "--", *paths]
-            self._proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-
-    def rows(self) -> list[tuple[Commit, tuple[str, ...]]]:
-        """The commits, newest first, each with the paths it changed among `paths`."""
-        if self._proc is None:
-            return list(self._ready or [])
-        out_bytes, err = self._proc.communicate()
-        if self._proc.returncode:
-            head = subprocess.run(["git", "-C", str(self.root), "rev-parse", "-q", "--verify", "HEAD"], capture_output=True, check=False)
-            if head.returncode:
-                return []  # no commit yet
-            raise StatedumpError(f"git log failed: {err.decode(errors='replace').strip()}", where=self.root)
-        try:
-            return [
-                (log_commit(sha, parents, stamp, message), tuple(names)) for sha, parents, stamp, message, names in parse_log(out_bytes)
-            ]
-        except ValueError as err:
-            raise StatedumpError(f"could not read git's log: {err}", where=self.root) from None
-
-    def cancel(self) -> None:
-        """Stop the walk when its answer is no longer wanted."""
-        if self._proc is None:
-            return
-        if self._proc.poll() is None:
-            self._proc.kill()
-        self._proc.communicate()

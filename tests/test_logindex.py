@@ -8,14 +8,13 @@ from pathlib import Path
 
 from benchmarks import generate
 from statedump import logindex
-from statedump.vcs import PendingLog
+from statedump.vcs import LOG_ARGS, log_commit, parse_log
 from tests.conftest import git
-
-_ARGS = ["HEAD"]
 
 
 def _from_git(root: Path, paths: list[str]) -> list[logindex.Row]:
-    return PendingLog(root, paths, _ARGS).rows()
+    out = subprocess.run(["git", "-C", str(root), *LOG_ARGS, "HEAD", "--", *paths], capture_output=True, check=True).stdout
+    return [(log_commit(sha, parents, at, message), tuple(names)) for sha, parents, at, message, names in parse_log(out)]
 
 
 def _from_index(root: Path, paths: list[str]) -> list[logindex.Row] | None:

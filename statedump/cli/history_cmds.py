@@ -17,14 +17,11 @@ from statedump.cli.common import json_option, open_store, print_json, safe, sess
 @json_option
 def log(record_id: str | None, limit: int | None, store_path: Path | None, session: str | None, as_json: bool) -> None:
     """History of record RECORD_ID, or of the whole session, newest first, with sources and commits."""
-    store = open_store(store_path)
-    sid = store.pick_session(session)
-    if record_id:
-        # git walks the history while the rest of the command loads.
-        started = store.git.start_log([store.rel(p)]) if (p := store.find_path(sid, record_id)) else None
     from statedump.history import entry_json, log_lines, record_history, session_log
 
-    entries = record_history(store, sid, record_id, limit, started) if record_id else session_log(store, sid, limit)
+    store = open_store(store_path)
+    sid = store.pick_session(session)
+    entries = record_history(store, sid, record_id, limit) if record_id else session_log(store, sid, limit)
     if as_json:
         print_json([entry_json(e) for e in entries])
         return
