@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from statedump.check import actual_values, carries, decision_findings
 from statedump.commandline import parse_command
 from statedump.errors import StatedumpError
-from statedump.history import Entry, describe_change, entry_json, record_at, record_glob, record_log, record_path
+from statedump.history import Entry, describe_change, entry_json, record_at, record_log, record_path, record_paths
 from statedump.models import Command, Decision, Enforcement, Instruction, RecordBase
 from statedump.models.state import SessionState
 from statedump.store import Store
@@ -215,13 +215,16 @@ def _kind(record: RecordBase | None) -> str | None:
 
 def _paths(session: str, ids: list[str], state: SessionState) -> list[str]:
     """Pathspecs for the linked records' files: the literal path of the kind each record is in
-    now (a wildcard over every kind folder costs git ten times as much in a long history), the
-    wildcard only for a record that is gone. A record that changed kind since is still seen:
+    now (every kind folder costs git ten times as much in a long history), every kind folder
+    only for a record that is gone. A record that changed kind since is still seen:
     the commit that moved it wrote its file in the kind folder it is in now."""
     out: list[str] = []
     for rid in ids:
         rec = state.get(rid)
-        out.append(record_path(session, rec.kind, rid) if rec is not None else record_glob(session, rid))
+        if rec is not None:
+            out.append(record_path(session, rec.kind, rid))
+        else:
+            out += record_paths(session, rid)
     return out
 
 

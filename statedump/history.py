@@ -102,9 +102,11 @@ def _entry(commit: Commit, paths: tuple[str, ...], session: str) -> Entry:
     )
 
 
-def record_glob(session: str, record_id: str) -> str:
-    """The pathspec of a record's file in any kind folder, so that kind changes stay in its history."""
-    return f"{SESSIONS}/{check_id(session, 'session')}/*/{check_id(record_id)}.yaml"
+def record_paths(session: str, record_id: str) -> list[str]:
+    """The record's file in every kind folder, as literal paths, so that kind changes stay in its
+    history (the log index can answer those; a wildcard would make git walk every commit's kind
+    folders, a second in a long history)."""
+    return [record_path(session, kind, record_id) for kind in KINDS]
 
 
 def record_path(session: str, kind: str, record_id: str) -> str:
@@ -136,10 +138,7 @@ def record_log(store: Store, session: str, record_id: str, *, since: str | None 
         rows = store.git.log([record_path(session, kinds[0], record_id)])
         if _born_here(rows, f"{kinds[0]}/{record_id}"):
             return [_entry(c, p, session) for c, p in rows]
-    # Its file in every kind folder, as literal paths: the log index can answer those (a
-    # wildcard would make git walk every commit's kind folders, a second in a long history).
-    everywhere = [record_path(session, kind, record_id) for kind in KINDS]
-    return [_entry(c, p, session) for c, p in store.git.log(everywhere, since=since)]
+    return [_entry(c, p, session) for c, p in store.git.log(record_paths(session, record_id), since=since)]
 
 
 def session_log(store: Store, session: str, limit: int | None = None) -> list[Entry]:

@@ -24,10 +24,9 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-import subprocess
 from pathlib import Path
 
-from statedump.vcs import LOG_ARGS, Commit, log_commit, parse_log
+from statedump.vcs import LOG_ARGS, Commit, log_commit, parse_log, run_git
 
 VERSION = "2"
 """Bumped when what is stored changes (2: the root commit's files whatever `log.showRoot` says)."""
@@ -44,11 +43,6 @@ Row = tuple[Commit, tuple[str, ...]]
 def answerable(paths: list[str]) -> bool:
     """True for pathspecs the index can answer exactly: plain record or session file paths."""
     return bool(paths) and all(p.endswith(".yaml") and not p.startswith(":") and not any(c in p for c in "*?[\\") for p in paths)
-
-
-def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
-    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False, env=env)
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -82,12 +76,12 @@ def _refresh(db: sqlite3.Connection, root: Path, head: str) -> bool:
     db.execute("BEGIN IMMEDIATE")  # one writer at a time; a second one finds the work done
     known = _meta(db, "head") if _meta(db, "version") == VERSION else None
     if known != head:
-        if known is not None and _git(root, "merge-base", "--is-ancestor", known, head).returncode == 0:
-            log = _git(root, *LOG_ARGS, f"{known}..{head}")
+        if known is not None and run_git(root, "merge-base", "--is-ancestor", known, head).returncode == 0:
+            log = run_git(root, *LOG_ARGS, f"{known}..{head}")
         else:
             for table in ("touches", "commits", "meta"):  # not executescript: it would end the transaction
                 db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
-            log = _git(root, *LOG_ARGS, head)
+            log = run_git(root, *LOG_ARGS, head)
         if log.returncode:
             return False
         _fill(db, log.stdout, head)
@@ -112,7 +106,7 @@ def touching(root: Path, git_dir: Path, paths: list[str]) -> list[Row] | None:
     (not plain file paths, a history with merges, no HEAD, an index that cannot be written)."""
     if not answerable(paths):
         return None
-    head_run = _git(root, "rev-parse", "-q", "--verify", "HEAD")
+    head_run = run_git(root, "rev-parse", "-q", "--verify", "HEAD")
     if head_run.returncode:
         return None
     head = head_run.stdout.decode().strip()

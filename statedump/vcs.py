@@ -84,6 +84,13 @@ def parse_log(out: bytes) -> list[tuple[str, str, int, str, list[str]]]:
     return rows
 
 
+def run_git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    """The git binary run in `root` for a read that must not wait on GitPython's import: never
+    prompting, in the C locale, its output and status given back as they are."""
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False, env=env)
+
+
 def log_commit(sha: str, parents: str, stamp: int, message: str) -> Commit:
     """A `Commit` from the fields of a log entry."""
     subject = message.strip().split("\n", 1)[0] if message.strip() else ""
@@ -246,11 +253,9 @@ class Git:
         # The git binary is run directly here, as GitPython's `repo.git.log` would run it:
         # `statedump log` is a git log and little else, and importing GitPython would be a
         # third of its time (its target is 1.5x a bare `git log -- <file>`).
-        env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
-        done = subprocess.run(["git", "-C", str(self.root), *LOG_ARGS, *args, "--", *paths], capture_output=True, check=False, env=env)
+        done = run_git(self.root, *LOG_ARGS, *args, "--", *paths)
         if done.returncode:
-            head = subprocess.run(["git", "-C", str(self.root), "rev-parse", "-q", "--verify", "HEAD"], capture_output=True, check=False)
-            if head.returncode:
+            if run_git(self.root, "rev-parse", "-q", "--verify", "HEAD").returncode:
                 return []  # no commit yet
             raise StatedumpError(f"git log failed: {done.stderr.decode(errors='replace').strip()}", where=self.root)
         try:
