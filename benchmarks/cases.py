@@ -198,7 +198,7 @@ def render(ctx: Context) -> list[Row]:
 
 def why(ctx: Context) -> list[Row]:
     """`statedump why` on a big session: <= 1.0 s (the YAML parse time is shown for scale)."""
-    needs("statedump.audit", "statedump.cli.audit_cmds")
+    needs("statedump.services.why", "statedump.cli.audit_cmds")
     built = ctx.store(ctx.records)
     decision = built.ids["decision"][len(built.ids["decision"]) // 2]
     (figure,) = ctx.alternate(lambda: ctx.run([*SD, "why", decision, "--store", str(built.root)]))
@@ -210,7 +210,7 @@ def why(ctx: Context) -> list[Row]:
 
 def log(ctx: Context) -> list[Row]:
     """`statedump log ID` in a deep store: <= 1.5x `git log -- <that record's file>`."""
-    needs("statedump.history", "statedump.cli.history_cmds")
+    needs("statedump.services.history", "statedump.cli.history_cmds")
     built = ctx.store(ctx.records)
     kind = "decision"
     record = built.ids[kind][len(built.ids[kind]) // 2]
@@ -229,7 +229,7 @@ def log(ctx: Context) -> list[Row]:
 _TUI_PROBE = """
 import asyncio, sys, time
 started = time.perf_counter()
-from statedump.store import Store
+from statedump.core.store.store import Store
 from statedump.tui.app import make_app
 
 async def main():
@@ -246,7 +246,7 @@ asyncio.run(main())
 _LOAD_PROBE = """
 import sys, time
 started = time.perf_counter()
-from statedump.store import Store
+from statedump.core.store.store import Store
 store = Store.find(sys.argv[1])
 store.load(sys.argv[2])
 print(time.perf_counter() - started)
@@ -268,7 +268,7 @@ def tui(ctx: Context) -> list[Row]:
 
 def peer(ctx: Context) -> list[Row]:
     """`statedump export adr` of N decisions, against adr-tools' `adr generate toc` over the same files: faster."""
-    needs("statedump.export", "statedump.cli.export_cmd")
+    needs("statedump.services.export", "statedump.cli.export_cmd")
     if shutil.which("adr") is None:
         raise Unavailable("adr-tools is not installed (apt-get install adr-tools)")
     built = ctx.store(ctx.decisions, kinds={"decision": 1}, name=f"adr{ctx.decisions}")
@@ -339,7 +339,7 @@ def import_(ctx: Context) -> list[Row]:
     shape (a typed prompt every 4th line, sixteen times as many records) is measured too and
     reported without a target: the worst case, not hidden.
     """
-    needs("statedump.ingest", "statedump.cli.import_cmd")
+    needs("statedump.services.ingest", "statedump.cli.import_cmd")
     session, dense = _transcript(ctx, dense=False), _transcript(ctx, dense=True)
     count = [0]
 

@@ -3,7 +3,7 @@
 A store of N records is a real statedump store with a real history: `Store.init`
 and `Store.create_session` make the first two commits the ordinary way, then one
 commit per record follows, each adding one record file with the subject and
-trailers statedump itself writes (`statedump.store.commit_message`), dated by the
+trailers statedump itself writes (`statedump.core.store.store.commit_message`), dated by the
 record's `at`. Those commits are written with `git fast-import` rather than by
 10,000 `statedump add` processes: the result is the same kind of repository (real
 commits, real trees, the same messages), built in seconds instead of an hour. The
@@ -25,9 +25,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from statedump import codec
+from statedump.core import codec
+from statedump.core.store.store import SESSIONS, Store, commit_message
 from statedump.models import KINDS, RecordBase, Session
-from statedump.store import SESSIONS, Store, commit_message
 
 SESSION = "bench"
 START = datetime(2026, 3, 1, 8, 0, tzinfo=UTC)
@@ -281,7 +281,7 @@ def example_store(root: Path) -> Path:
     """A store holding the example session's files in one commit (what `statedump render` reads of the demo, built in a second)."""
     import shutil
 
-    from statedump.demo import example_dir
+    from statedump.services.demo import example_dir
 
     Store.init(root)
     source = example_dir()

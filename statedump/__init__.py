@@ -10,19 +10,19 @@ The public API is small: open a store, read a session, render it.
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from statedump.errors import StatedumpError
+    from statedump.core.errors import StatedumpError
+    from statedump.core.render import render_markdown
+    from statedump.core.store.store import Store
     from statedump.models.state import SessionState
-    from statedump.render import render_markdown
-    from statedump.store import Store
 
 __all__ = ["SessionState", "StatedumpError", "Store", "render_markdown"]
 __version__ = "0.1.0"
 
 _LAZY = {
-    "StatedumpError": "statedump.errors",
+    "StatedumpError": "statedump.core.errors",
     "SessionState": "statedump.models.state",
-    "render_markdown": "statedump.render",
-    "Store": "statedump.store",
+    "render_markdown": "statedump.core.render",
+    "Store": "statedump.core.store.store",
 }
 
 

@@ -13,8 +13,8 @@ from click.testing import CliRunner, Result
 from hypothesis import settings
 
 from statedump.cli import main
-from statedump.demo import build_demo
-from statedump.store import Store
+from statedump.core.store.store import Store
+from statedump.services.demo import build_demo
 
 FIXED_NOW = "2026-03-15T12:00:00Z"
 

@@ -9,9 +9,9 @@ import pytest
 import yaml
 from conftest import Cli, golden, snapshot
 
-from statedump.benchcompare import direction, quantity
+from statedump.core.store.store import Store
 from statedump.models import Benchmark
-from statedump.store import Store
+from statedump.services.bench.compare import direction, quantity
 
 SESSION = "qwen35-397b-a17b-nvfp4"
 

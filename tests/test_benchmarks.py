@@ -15,8 +15,8 @@ from pathlib import Path
 from conftest import git
 
 from benchmarks import cases, generate
-from statedump import codec
-from statedump.store import Store
+from statedump.core import codec
+from statedump.core.store.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 

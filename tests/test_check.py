@@ -9,10 +9,10 @@ from typing import Any
 
 from conftest import Cli, golden, snapshot
 
-from statedump.check import CODES, check, decision_findings, instruction_settings
-from statedump.commandline import parse_command
 from statedump.models import Benchmark, Command, Decision, Instruction, RecordBase, Session
 from statedump.models.state import SessionState
+from statedump.services.check import CODES, check, decision_findings, instruction_settings
+from statedump.services.flags import parse_command
 
 # -- reading commands ------------------------------------------------------------
 

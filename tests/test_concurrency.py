@@ -8,8 +8,8 @@ from pathlib import Path
 
 from conftest import git
 
-from statedump.store import Store
-from statedump.validate import validate_session
+from statedump.core.store.store import Store
+from statedump.services.validate import validate_session
 
 DRIVER = """
 import sys

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from conftest import snapshot
 
 from statedump.cli import main
-from statedump.store import Store
+from statedump.core.store.store import Store
 
 CORPUS = Path(__file__).parent / "corpus"
 CASES: list[dict[str, Any]] = yaml.safe_load((CORPUS / "cases.yaml").read_text(encoding="utf-8"))

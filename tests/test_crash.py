@@ -13,15 +13,15 @@ from pathlib import Path
 from click.testing import CliRunner
 from conftest import git
 
-from statedump import codec
 from statedump.cli import main
-from statedump.doctor import examine
-from statedump.store import Store
-from statedump.validate import validate_session
+from statedump.core import codec
+from statedump.core.store.store import Store
+from statedump.services.doctor import examine
+from statedump.services.validate import validate_session
 
 WRITER = """
 import sys, itertools
-from statedump.store import Store
+from statedump.core.store.store import Store
 from statedump.models import Discovery, Task
 store = Store(__import__("pathlib").Path(sys.argv[1]))
 tag = sys.argv[2]

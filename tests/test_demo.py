@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from conftest import git
 
 from statedump.cli import main
-from statedump.demo import EXAMPLE, load_example
-from statedump.render import render_markdown
+from statedump.core.render import render_markdown
+from statedump.services.demo import EXAMPLE, load_example
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -12,9 +12,9 @@ import pytest
 import yaml
 from conftest import Cli, git, golden, snapshot
 
-from statedump.export.adr import SUPERSEDED_BY, SUPERSEDES
+from statedump.core.store.store import Store
 from statedump.models import Alternative, Decision, Links, Tradeoff
-from statedump.store import Store
+from statedump.services.export.adr import SUPERSEDED_BY, SUPERSEDES
 
 needs_adr = pytest.mark.skipif(shutil.which("adr") is None, reason="adr-tools is not installed (apt-get install adr-tools)")
 

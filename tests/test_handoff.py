@@ -6,8 +6,8 @@ from pathlib import Path
 
 from conftest import Cli, git, golden, snapshot
 
+from statedump.core.store.store import Store
 from statedump.models import Command, Decision, Task
-from statedump.store import Store
 
 SESSION = "qwen35-397b-a17b-nvfp4"
 

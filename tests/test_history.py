@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from conftest import Cli, git, golden, snapshot
 
-from statedump.errors import StatedumpError
-from statedump.history import diff_states, record_log, resolve_ref, session_log, state_at
+from statedump.core.errors import StatedumpError
+from statedump.core.store.store import Store
 from statedump.models import Discovery, Session, Task
 from statedump.models.state import SessionState
-from statedump.store import Store
+from statedump.services.history import diff_states, record_log, resolve_ref, session_log, state_at
 
 SID = "qwen35-397b-a17b-nvfp4"
 

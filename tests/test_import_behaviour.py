@@ -14,9 +14,9 @@ import pytest
 from conftest import Cli, git, snapshot
 from test_redact import CORPUS, corpus_text, secrets
 
-from statedump.ingest import FORMATS
-from statedump.redact import find_secrets
-from statedump.store import Store
+from statedump.core.redact import find_secrets
+from statedump.core.store.store import Store
+from statedump.services.ingest import FORMATS
 
 FIXTURES = Path(__file__).parent / "fixtures" / "import"
 
@@ -165,8 +165,8 @@ def test_large_transcript_reads_in_bounded_memory(tmp_path: Path) -> None:
         f"""
         import resource, sys
         from pathlib import Path
-        from statedump.ingest import read_plan
-        import statedump.ingest.claude_code
+        from statedump.services.ingest import read_plan
+        import statedump.services.ingest.claude_code
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         plan = read_plan("claude-code", Path({str(big)!r}))
         after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -259,8 +259,8 @@ ODD_LINES = [
 
 @pytest.mark.parametrize("fmt", ["claude-code", "codex", "sglang-bench", "vllm-bench"])
 def test_odd_but_valid_json_never_crashes(fmt: str, tmp_path: Path) -> None:
-    from statedump.errors import StatedumpError
-    from statedump.ingest import read_plan
+    from statedump.core.errors import StatedumpError
+    from statedump.services.ingest import read_plan
 
     odd = tmp_path / "odd.jsonl"
     odd.write_text("\n".join(json.dumps(line) for line in ODD_LINES) + "\n")
@@ -272,7 +272,7 @@ def test_odd_but_valid_json_never_crashes(fmt: str, tmp_path: Path) -> None:
 
 
 def test_odd_opencode_export_never_crashes(tmp_path: Path) -> None:
-    from statedump.ingest import read_plan
+    from statedump.services.ingest import read_plan
 
     odd = tmp_path / "odd.json"
     odd.write_text(

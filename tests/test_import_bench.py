@@ -8,9 +8,9 @@ from pathlib import Path
 
 from conftest import Cli
 
-from statedump.ingest import read_plan
+from statedump.core.store.store import Store
 from statedump.models import Benchmark
-from statedump.store import Store
+from statedump.services.ingest import read_plan
 
 FIXTURES = Path(__file__).parent / "fixtures" / "import"
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 from conftest import Cli
 
-from statedump.commandline import parse_command
-from statedump.ingest import read_plan
+from statedump.core.store.store import Store
 from statedump.models import Command
-from statedump.store import Store
+from statedump.services.flags import parse_command
+from statedump.services.ingest import read_plan
 
 FIXTURES = Path(__file__).parent / "fixtures" / "import"
 

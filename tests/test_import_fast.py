@@ -17,14 +17,14 @@ from conftest import Cli, git, snapshot
 from test_redact import CORPUS
 
 from benchmarks import generate
-from statedump.dumps import list_dumps
-from statedump.ingest import claude_code
-from statedump.ingest.bulk import Content, commit_bulk
-from statedump.ingest.checkpoints import clean_message
-from statedump.ingest.plan import ImportPlan
-from statedump.ingest.transcript import Transcript
-from statedump.redact import _PATTERNS, redact_text
-from statedump.store import Store
+from statedump.core.redact import _PATTERNS, redact_text
+from statedump.core.store.store import Store
+from statedump.services.ingest import claude_code
+from statedump.services.ingest.bulk import Content, commit_bulk
+from statedump.services.ingest.checkpoints import clean_message
+from statedump.services.ingest.plan import ImportPlan
+from statedump.services.ingest.transcript import Transcript
+from statedump.services.refs import list_dumps
 
 FIXTURES = Path(__file__).parent / "fixtures" / "import"
 ENV = {
@@ -145,7 +145,7 @@ def test_markdown_parser_is_loaded_only_for_a_dump(tmp_path: Path) -> None:
     plain = tmp_path / "plain.jsonl"
     plain.write_text("\n".join(json.dumps(_line(n, "user", {"role": "user", "content": f"step {n}"})) for n in range(1, 5)) + "\n")
     code = (
-        "import sys\nfrom pathlib import Path\nfrom statedump.ingest import read_plan\n"
+        "import sys\nfrom pathlib import Path\nfrom statedump.services.ingest import read_plan\n"
         "plan = read_plan('claude-code', Path(sys.argv[1]))\n"
         "print(len(plan.records), 'markdown_it' in sys.modules)\n"
     )
@@ -205,7 +205,7 @@ def test_tag_messages_are_cleaned_as_git_tag_cleans_them(message: str, store: St
 def test_only_four_letters_outside_ascii_match_ascii_ones_case_blind() -> None:
     import re
 
-    from statedump.redact import _FOLD
+    from statedump.core.redact import _FOLD
 
     every = "".join(chr(c) for c in range(0x80, 0x110000) if not 0xD800 <= c <= 0xDFFF)
     found = {m.group(0) for a in 'abcdefghijklmnopqrstuvwxyz0123456789_-:="./' for m in re.finditer("(?i)" + re.escape(a), every)}
@@ -264,9 +264,9 @@ def test_a_failed_bulk_write_leaves_the_store_as_it_was(store: Store) -> None:
 
 
 def test_redact_model_gives_back_what_the_full_walk_gives() -> None:
-    from statedump import redact
-    from statedump.demo import load_example
+    from statedump.core import redact
     from statedump.models import Command, Instruction
+    from statedump.services.demo import load_example
 
     def full(model: Any) -> Any:
         data = model.model_dump(mode="python", exclude_unset=False)

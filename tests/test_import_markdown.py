@@ -8,9 +8,8 @@ from pathlib import Path
 
 from conftest import Cli, git
 
-from statedump.demo import EXAMPLE, load_example
-from statedump.ingest import read_plan
-from statedump.ingest.apply import apply_plan
+from statedump.core.render import render_markdown
+from statedump.core.store.store import Store
 from statedump.models import (
     Alternative,
     Benchmark,
@@ -32,8 +31,9 @@ from statedump.models import (
     Tradeoff,
 )
 from statedump.models.state import SessionState
-from statedump.render import render_markdown
-from statedump.store import Store
+from statedump.services.demo import EXAMPLE, load_example
+from statedump.services.ingest import read_plan
+from statedump.services.ingest.apply import apply_plan
 
 FIXTURES = Path(__file__).parent / "fixtures" / "import"
 
@@ -315,8 +315,8 @@ def test_damaged_documents_never_crash_the_reader() -> None:
     # whatever comes out, the reader gives a plan (bad records are skipped with their line).
     import random
 
-    from statedump.ingest.markdown import read_markdown_text
-    from statedump.ingest.plan import ImportPlan
+    from statedump.services.ingest.markdown import read_markdown_text
+    from statedump.services.ingest.plan import ImportPlan
 
     sources = [render_markdown(load_example())] + [
         (FIXTURES / f"{n}.md").read_text() for n in ("opencode_summary", "later_template", "claude_nine_sections")
@@ -423,7 +423,7 @@ def test_an_imported_session_gets_a_start_and_becomes_the_default(cli: Cli, stor
 
 
 def test_an_imported_session_starts_at_its_earliest_checkpoint_or_record(store: Store, tmp_path: Path) -> None:
-    from statedump.ingest.plan import CheckpointMark, ImportPlan
+    from statedump.services.ingest.plan import CheckpointMark, ImportPlan
 
     (tmp_path / "x.md").write_text("x\n", encoding="utf-8")
     plan = ImportPlan("markdown", tmp_path / "x.md")

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from conftest import Cli, git
 
-from statedump.dumps import list_dumps
-from statedump.ingest import read_plan
-from statedump.store import Store
+from statedump.core.store.store import Store
+from statedump.services.ingest import read_plan
+from statedump.services.refs import list_dumps
 
 FIXTURES = Path(__file__).parent / "fixtures" / "import"
 

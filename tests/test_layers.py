@@ -10,12 +10,12 @@ from pathlib import Path
 CORE = [
     "statedump",
     "statedump.models",
-    "statedump.codec",
-    "statedump.store",
-    "statedump.render",
-    "statedump.render.terminal",
-    "statedump.validate",
-    "statedump.draft",
+    "statedump.core.codec",
+    "statedump.core.store.store",
+    "statedump.core.render",
+    "statedump.core.render.terminal",
+    "statedump.services.validate",
+    "statedump.services.records",
 ]
 
 

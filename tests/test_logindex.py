@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from benchmarks import generate
-from statedump import logindex
-from statedump.vcs import LOG_ARGS, log_commit, parse_log
+from statedump.core.git import logindex
+from statedump.core.git.gateway import LOG_ARGS, log_commit, parse_log
 from tests.conftest import git
 
 
@@ -100,7 +100,7 @@ def test_no_commit_yet_and_an_unreadable_index(tmp_path: Path) -> None:
 def test_readers_in_parallel_build_one_index(tmp_path: Path) -> None:
     built = generate.build_store(tmp_path / "s", 30)
     path = _files(built.root)[3]
-    code = "import sys; from pathlib import Path; from statedump import logindex; r = Path(sys.argv[1]); "
+    code = "import sys; from pathlib import Path; from statedump.core.git import logindex; r = Path(sys.argv[1]); "
     code += "print(len(logindex.touching(r, r / '.git', [sys.argv[2]]) or []))"
     procs = [subprocess.Popen([sys.executable, "-c", code, str(built.root), path], stdout=subprocess.PIPE) for _ in range(4)]
     outs = [p.communicate()[0].decode().strip() for p in procs]

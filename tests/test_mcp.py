@@ -16,10 +16,10 @@ from conftest import Cli, git, snapshot
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
+from statedump.core.store.store import Store
 from statedump.mcpserver import build_server
 from statedump.mcpserver.adding import input_schema
 from statedump.models import KINDS
-from statedump.store import Store
 
 DISCOVERY = {
     "title": "FP8 KV cache runs with scale 1.0",

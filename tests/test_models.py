@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from statedump import codec
-from statedump.errors import StatedumpError
+from statedump.core import codec
+from statedump.core.errors import StatedumpError
 from statedump.models import (
     KINDS,
     Alternative,

@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 
 from benchmarks import generate
-from statedump import codec, parsecache
-from statedump.errors import StatedumpError
+from statedump.core import codec
+from statedump.core.errors import StatedumpError
+from statedump.core.store import cache as parsecache
+from statedump.core.store.store import Store
 from statedump.models import RecordBase
-from statedump.store import Store
 
 
 def _parsed(root: Path, session: str) -> list[RecordBase]:
@@ -121,10 +122,9 @@ def test_the_digest_follows_the_model_source(tmp_path: Path) -> None:
     shutil.copytree(Path(statedump.models.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
     import yaml
 
-    import statedump.codec
-    import statedump.ids
+    import statedump.core.codec
 
-    extra = (Path(statedump.ids.__file__), Path(statedump.codec.__file__))
+    extra = (Path(statedump.core.codec.__file__),)
     salt = Path(str(yaml.__file__)).read_text(encoding="utf-8")  # PyYAML's __init__, which names its version
     assert parsecache.source_digest(copy, *extra, salt=salt) == parsecache.models_digest()
     kinds = copy / "kinds.py"

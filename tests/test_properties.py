@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from statedump import codec
+from statedump.core import codec
+from statedump.core.render import markup, render_markdown
 from statedump.models import (
     KINDS,
     Alternative,
@@ -23,7 +24,6 @@ from statedump.models import (
     Tradeoff,
 )
 from statedump.models.state import SessionState
-from statedump.render import markup, render_markdown
 
 # Any text a user or an agent might write, control characters and YAML-looking words included;
 # only lone surrogates are left out, since they cannot be written as UTF-8 at all.
@@ -149,9 +149,9 @@ def test_plain_text_renders_as_formatter_stable_markdown(recs: list[RecordBase])
     ).map("\n".join)
 )
 def test_any_text_into_the_markdown_importer(text: str) -> None:
-    from statedump.errors import StatedumpError
-    from statedump.ingest.markdown import read_markdown_text
-    from statedump.ingest.plan import ImportPlan
+    from statedump.core.errors import StatedumpError
+    from statedump.services.ingest.markdown import read_markdown_text
+    from statedump.services.ingest.plan import ImportPlan
 
     plan = ImportPlan("markdown", Path("fuzz.md"))
     try:
@@ -165,8 +165,8 @@ def test_any_text_into_the_markdown_importer(text: str) -> None:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(records(), max_size=8, unique_by=lambda r: r.id).map(lambda rs: [r.model_copy(update={"body": None}) for r in rs]), LINE)
 def test_render_import_render_is_stable(recs: list[RecordBase], title: str) -> None:
-    from statedump.ingest.markdown import read_markdown_text
-    from statedump.ingest.plan import ImportPlan
+    from statedump.services.ingest.markdown import read_markdown_text
+    from statedump.services.ingest.plan import ImportPlan
 
     doc = render_markdown(SessionState(Session(id="s", title=title), recs))
     plan = ImportPlan("markdown", Path("state.md"))
@@ -184,8 +184,8 @@ ENV_TEXT = st.text(
 @given(st.dictionaries(st.from_regex(r"[A-Z_][A-Z0-9_]{0,8}", fullmatch=True), ENV_TEXT, min_size=1, max_size=3))
 def test_environment_blocks_survive_any_value(env: dict[str, str]) -> None:
     # Values are shell-quoted in the document: newlines, quotes and spaces come back as they were.
-    from statedump.ingest.doc_fields import env_pairs
     from statedump.models import Command
+    from statedump.services.ingest.doc_fields import env_pairs
 
     cmd = Command(id="c", title="t", text="run", env=env)
     doc = render_markdown(SessionState(Session(id="s", title="t"), [cmd]))
@@ -226,7 +226,7 @@ def _secret_texts(draw: st.DrawFn) -> str:
 @given(_secret_texts())
 def test_the_quick_check_never_skips_text_a_pattern_would_change(text: str) -> None:
     # redact_text skips the patterns when a cheap check finds no clue; that must never hide a match.
-    from statedump import redact
+    from statedump.core import redact
 
     full = text
     for pattern, repl in redact._PATTERNS:

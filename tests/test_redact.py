@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from statedump.demo import load_example
+from statedump.core.redact import MARK, find_secrets, redact_model, redact_text
+from statedump.core.render import render_markdown
 from statedump.models import Command
-from statedump.redact import MARK, find_secrets, redact_model, redact_text
-from statedump.render import render_markdown
+from statedump.services.demo import load_example
 
 
 def _fake(prefix: str, n: int, alphabet: str = "aZ3kQ9xW7mPq2Lr8") -> str:

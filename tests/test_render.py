@@ -9,11 +9,11 @@ import mdformat
 import pytest
 from rich.console import Console
 
-from statedump.demo import load_example
+from statedump.core.render import SECTIONS, render_markdown
+from statedump.core.render.terminal import print_terminal
 from statedump.models import Discovery, Instruction, Session
 from statedump.models.state import SessionState
-from statedump.render import SECTIONS, render_markdown
-from statedump.render.terminal import print_terminal
+from statedump.services.demo import load_example
 
 GOLDEN = Path(__file__).parent / "golden" / "example-state.md"
 

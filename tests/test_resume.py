@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from conftest import Cli, golden
 
-from statedump.demo import load_example
-from statedump.report.parts import DROP_ORDER
-from statedump.report.resume import BLOCK_END, BLOCK_START, resume_prompt, splice_block
-from statedump.report.tokens import estimate_tokens
+from statedump.services.demo import load_example
+from statedump.services.report.parts import DROP_ORDER
+from statedump.services.report.resume import BLOCK_END, BLOCK_START, resume_prompt, splice_block
+from statedump.services.report.tokens import estimate_tokens
 
 QUOTE = "Are we doing anything that could be reducing model accuracy?"
 

@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 import yaml
 
-from statedump.schema import schema_texts, stale_schemas
+from statedump.core.schema import schema_texts, stale_schemas
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "sessions" / "qwen35-397b-a17b-nvfp4"

@@ -11,8 +11,8 @@ from conftest import Cli, git
 from test_mcp import call
 from test_redact import CORPUS, corpus_text, secrets
 
-from statedump.redact import find_secrets
-from statedump.store import Store
+from statedump.core.redact import find_secrets
+from statedump.core.store.store import Store
 
 
 def test_no_secret_survives_any_entry_point(cli: Cli, store: Store, tmp_path: Path) -> None:

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from conftest import git, snapshot
 
-from statedump.errors import StatedumpError
+from statedump.core.errors import StatedumpError
+from statedump.core.store.store import Store
 from statedump.models import Discovery, Goal, Links, Session
-from statedump.store import Store
 
 
 def test_add_writes_one_file_and_one_commit_with_trailers(store: Store) -> None:

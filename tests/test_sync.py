@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from conftest import FIXED_NOW, Cli, git, snapshot
 
-from statedump.dumps import list_dumps, tag_dump
+from statedump.core.store.store import Store
 from statedump.models import Decision, Goal, Session, Task
-from statedump.store import Store
+from statedump.services.refs import list_dumps, tag_dump
 
 
 def _clone(bare: Path, dest: Path, name: str) -> tuple[Path, Cli]:

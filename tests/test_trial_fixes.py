@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from conftest import Cli, git, snapshot
 
 from statedump.cli import main
-from statedump.store import Store
+from statedump.core.store.store import Store
 
 
 def test_no_editor_without_a_terminal(cli: Cli) -> None:

@@ -19,10 +19,10 @@ from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Markdown, OptionList, Static
 
-from statedump.errors import StatedumpError
+from statedump.core.errors import StatedumpError
+from statedump.core.render import render_markdown
+from statedump.core.store.store import Store
 from statedump.models import Discovery, Session
-from statedump.render import render_markdown
-from statedump.store import Store
 from statedump.tui.app import StatedumpApp, make_app
 from statedump.tui.screens.session import SessionScreen
 from statedump.tui.screens.sessions import SessionsScreen
@@ -347,8 +347,8 @@ def test_history_diff_of_a_chosen_commit_and_state_at_it(demo_root: Path) -> Non
 
 
 def test_history_diff_reads_only_what_a_commit_touched_and_equals_the_whole_state_diff(demo_copy: Path) -> None:
-    from statedump.history import diff_states, session_log, state_at
     from statedump.models.state import SessionState
+    from statedump.services.history import diff_states, session_log, state_at
     from statedump.tui.reader import Reader
 
     store = Store(demo_copy)

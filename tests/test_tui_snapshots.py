@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from statedump.demo import build_demo
-from statedump.store import Store
+from statedump.core.store.store import Store
+from statedump.services.demo import build_demo
 from statedump.tui.app import StatedumpApp, make_app
 from statedump.tui.widgets.decisions_view import DecisionsView
 from statedump.tui.widgets.history_view import HistoryView

@@ -11,11 +11,11 @@ from conftest import Cli, git, golden, snapshot
 from rich.console import Console
 from rich.markdown import Markdown
 
-from statedump.audit import build_report, find_decisions, why, why_markdown
-from statedump.demo import load_example
+from statedump.core.store.store import Store
 from statedump.models import Decision, Discovery, Instruction, Session, Task
 from statedump.models.state import SessionState
-from statedump.store import Store
+from statedump.services.demo import load_example
+from statedump.services.why import build_report, find_decisions, why, why_markdown
 
 SID = "qwen35-397b-a17b-nvfp4"
 

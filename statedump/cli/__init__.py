@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from statedump.errors import StatedumpError
+from statedump.core.errors import StatedumpError
 
 # name -> ("module:function", one-line help). The help is kept here so that
 # `statedump --help` lists every command without importing any of them.

@@ -23,8 +23,8 @@ def why(query: str, store_path: Path | None, session: str | None, as_json: bool)
     trade-offs, the evidence (the user's words with their message), the enforcing
     commands, the commit that recorded it, and whether it needs review.
     """
-    from statedump.audit import why as explain
-    from statedump.audit import why_json, why_markdown
+    from statedump.services.why import why as explain
+    from statedump.services.why import why_json, why_markdown
 
     store = open_store(store_path)
     sid = store.pick_session(session)
@@ -52,8 +52,8 @@ def check(rev: str | None, store_path: Path | None, session: str | None, as_json
 
     One line per finding; exit status 1 when there is any, 0 when there is none. Meant for CI.
     """
-    from statedump.check import check as run_check
-    from statedump.history import resolve_ref
+    from statedump.services.check import check as run_check
+    from statedump.services.history import resolve_ref
 
     store = open_store(store_path)
     sid = store.pick_session(session)

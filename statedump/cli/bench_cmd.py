@@ -38,8 +38,8 @@ def compare(
 
     BASE and CAND are benchmark ids, ID@REV (as of a commit, dump tag or date), or YAML benchmark files.
     """
-    from statedump.benchcompare import compare as run
-    from statedump.benchcompare import comparison_json, comparison_markdown, load_side, needs_store
+    from statedump.services.bench.compare import compare as run
+    from statedump.services.bench.compare import comparison_json, comparison_markdown, load_side, needs_store
 
     store = open_store(store_path) if needs_store([base, cand]) else None
     result = run(load_side(base, store, session), load_side(cand, store, session), rel_tol=rel_tol, abs_tol=abs_tol, only=list(metrics))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 if TYPE_CHECKING:
-    from statedump.store import Store
+    from statedump.core.store.store import Store
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -37,7 +37,7 @@ def json_option(func: F) -> F:
 
 def open_store(store_path: Path | None) -> Store:
     # Imported here so that a command pays for the store (pydantic, YAML) only when it opens one.
-    from statedump.store import Store
+    from statedump.core.store.store import Store
 
     return Store.find(store_path)
 
@@ -49,7 +49,7 @@ def print_json(data: Any) -> None:
 
 def safe(text: str) -> str:
     """Text for the terminal with control characters shown, never sent raw."""
-    from statedump.render.markup import visible
+    from statedump.core.render.markup import visible
 
     return visible(text)
 

@@ -19,7 +19,7 @@ def doctor(repair: bool, store_path: Path | None, as_json: bool) -> None:
 
     Exit status 1 when something was found and not repaired.
     """
-    from statedump.doctor import examine
+    from statedump.services.doctor import examine
 
     store = open_store(store_path)
     found = examine(store, repair=repair)

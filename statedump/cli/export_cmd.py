@@ -28,7 +28,7 @@ def _report(folder: Path, written: list[str], unchanged: list[str], removed: lis
 @session_option
 def adr(folder: Path, store_path: Path | None, session: str | None) -> None:
     """adr-tools files (NNNN-slug.md) and the .adr-dir file `adr list` needs, beside the folder."""
-    from statedump.export.adr import export_adr
+    from statedump.services.export.adr import export_adr
 
     store = open_store(store_path)
     state = store.load(store.pick_session(session))
@@ -43,8 +43,8 @@ def adr(folder: Path, store_path: Path | None, session: str | None) -> None:
 @session_option
 def madr(folder: Path, store_path: Path | None, session: str | None) -> None:
     """MADR 4 files with front matter (status, date, decision-makers)."""
-    from statedump.export.files import recorded_commits
-    from statedump.export.madr import export_madr
+    from statedump.services.export.files import recorded_commits
+    from statedump.services.export.madr import export_madr
 
     store = open_store(store_path)
     sid = store.pick_session(session)

@@ -17,7 +17,7 @@ from statedump.cli.common import json_option, open_store, print_json, safe, sess
 @json_option
 def log(record_id: str | None, limit: int | None, store_path: Path | None, session: str | None, as_json: bool) -> None:
     """History of record RECORD_ID, or of the whole session, newest first, with sources and commits."""
-    from statedump.history import entry_json, log_lines, record_history, session_log
+    from statedump.services.history import entry_json, log_lines, record_history, session_log
 
     store = open_store(store_path)
     sid = store.pick_session(session)
@@ -40,7 +40,7 @@ def diff(old: str, new: str | None, store_path: Path | None, session: str | None
 
     OLD and NEW are commits, branches, dump tags (`dump/<session>/<n>`, or just `<n>`), or dates.
     """
-    from statedump.history import compare, diff_json, diff_lines
+    from statedump.services.history import compare, diff_json, diff_lines
 
     store = open_store(store_path)
     sid = store.pick_session(session)
@@ -63,7 +63,7 @@ def dump(message: str | None, out: Path | None, store_path: Path | None, session
 
     Refuses while the session's files have uncommitted changes: a dump names a commit.
     """
-    from statedump.dumps import make_dump
+    from statedump.services.refs import make_dump
 
     store = open_store(store_path)
     sid = store.pick_session(session)
@@ -84,7 +84,7 @@ def dump(message: str | None, out: Path | None, store_path: Path | None, session
 @json_option
 def dumps(store_path: Path | None, session: str | None, as_json: bool) -> None:
     """List the session's dumps, oldest first, with their dates, commits and messages."""
-    from statedump.dumps import list_dumps
+    from statedump.services.refs import list_dumps
 
     store = open_store(store_path)
     sid = store.pick_session(session)

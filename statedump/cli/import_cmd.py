@@ -10,8 +10,8 @@ from pathlib import Path
 import click
 
 from statedump.cli.common import json_option, open_store, print_json, safe, session_option, store_option
-from statedump.ingest import FORMATS
-from statedump.ingest.jsonl import Progress
+from statedump.services.ingest import FORMATS
+from statedump.services.ingest.jsonl import Progress
 
 
 @contextmanager
@@ -65,8 +65,8 @@ def import_(
     Importing the same file again adds nothing. Unreadable lines are reported and skipped
     (--strict: nothing is imported). Secrets are redacted before anything is written.
     """
-    from statedump.ingest import read_plan
-    from statedump.ingest.apply import apply_plan
+    from statedump.services.ingest import read_plan
+    from statedump.services.ingest.apply import apply_plan
 
     store = open_store(store_path)
     with _progress(f"reading {file.name}") as progress:

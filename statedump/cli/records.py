@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from statedump.cli.common import json_option, open_store, print_json, safe, session_option, store_option
-from statedump.errors import StatedumpError
+from statedump.core.errors import StatedumpError
 from statedump.models import KINDS
 
 
@@ -26,7 +26,7 @@ def _read_source(path: str) -> tuple[bytes, str]:
 
 
 def _template(kind: str) -> str:
-    from statedump.fielddocs import field_doc
+    from statedump.core.fielddocs import field_doc
     from statedump.models import field_order
 
     cls = KINDS[kind]
@@ -91,8 +91,8 @@ def add(
     as_json: bool,
 ) -> None:
     """Add a record of KIND from flags, a YAML file (--from), or $EDITOR when nothing is given."""
-    from statedump import codec
-    from statedump.draft import build, parse_field, parse_link, to_json
+    from statedump.core import codec
+    from statedump.services.records import build, parse_field, parse_link, to_json
 
     store = open_store(store_path)
     sid = store.pick_session(session)
@@ -141,8 +141,8 @@ def edit(
     session: str | None,
 ) -> None:
     """Change a record: with flags, or in $EDITOR when none are given. Invalid edits change nothing."""
-    from statedump import codec
-    from statedump.draft import build, parse_field, parse_link
+    from statedump.core import codec
+    from statedump.services.records import build, parse_field, parse_link
 
     store = open_store(store_path)
     sid = store.pick_session(session)
@@ -177,7 +177,7 @@ def edit(
 @session_option
 def status(record_id: str, new_status: str, source: str | None, store_path: Path | None, session: str | None) -> None:
     """Set a record's status (from its kind's closed set)."""
-    from statedump.draft import set_status
+    from statedump.services.records import set_status
 
     store = open_store(store_path)
     sid = store.pick_session(session)
@@ -203,8 +203,8 @@ def list_records(
     as_json: bool,
 ) -> None:
     """List records, in the order they happened."""
-    from statedump.draft import to_json
-    from statedump.query import filter_records
+    from statedump.services.query import filter_records
+    from statedump.services.records import to_json
 
     known = {st for k in (kinds or KINDS) for st in KINDS[k].STATUSES}
     for wanted in statuses:
@@ -216,7 +216,7 @@ def list_records(
             )
     store = open_store(store_path)
     if rev is not None:
-        from statedump.history import resolve_ref
+        from statedump.services.history import resolve_ref
 
         rev = resolve_ref(store, rev, session)  # also `2` and `dump/2` for the session's dumps
     sid = store.pick_session(session, rev)
@@ -236,12 +236,12 @@ def list_records(
 @json_option
 def show(record_id: str, rev: str | None, store_path: Path | None, session: str | None, as_json: bool) -> None:
     """Show one record as its YAML (or JSON)."""
-    from statedump import codec
-    from statedump.draft import to_json
+    from statedump.core import codec
+    from statedump.services.records import to_json
 
     store = open_store(store_path)
     if rev is not None:
-        from statedump.history import resolve_ref
+        from statedump.services.history import resolve_ref
 
         rev = resolve_ref(store, rev, session)  # also `2` and `dump/2` for the session's dumps
     sid = store.pick_session(session, rev)

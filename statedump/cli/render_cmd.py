@@ -23,11 +23,11 @@ from statedump.cli.common import open_store, session_option, store_option
 @session_option
 def render(fmt: str | None, out: Path | None, rev: str | None, store_path: Path | None, session: str | None) -> None:
     """Print the state document: Goal, Instructions, Discoveries, Accomplished, and the rest."""
-    from statedump.render import render_markdown
+    from statedump.core.render import render_markdown
 
     store = open_store(store_path)
     if rev is not None:
-        from statedump.history import resolve_ref
+        from statedump.services.history import resolve_ref
 
         rev = resolve_ref(store, rev, session)  # also `2` and `dump/2` for the session's dumps
     sid = store.pick_session(session, rev)
@@ -39,7 +39,7 @@ def render(fmt: str | None, out: Path | None, rev: str | None, store_path: Path 
     if fmt == "terminal":
         from rich.console import Console
 
-        from statedump.render.terminal import print_terminal
+        from statedump.core.render.terminal import print_terminal
 
         print_terminal(state, Console())
         return

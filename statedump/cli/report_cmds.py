@@ -30,7 +30,7 @@ from statedump.cli.common import json_option, open_store, print_json, session_op
 @json_option
 def resume(budget: int | None, flavor: str, agents_md: Path | None, store_path: Path | None, session: str | None, as_json: bool) -> None:
     """A prompt that restores a new agent session: goal, standing instructions, decisions, dead ends, state, next steps."""
-    from statedump.report.resume import resume_prompt, write_agents_md
+    from statedump.services.report.resume import resume_prompt, write_agents_md
 
     store = open_store(store_path)
     state = store.load(store.pick_session(session))
@@ -65,7 +65,7 @@ def resume(budget: int | None, flavor: str, agents_md: Path | None, store_path: 
 @session_option
 def handoff(since: str | None, out: Path | None, fmt: str, store_path: Path | None, session: str | None) -> None:
     """The report for the next person: state, changes since the last dump, open questions, commands, benchmark trend."""
-    from statedump.report.handoff import build_handoff, handoff_markdown
+    from statedump.services.report.handoff import build_handoff, handoff_markdown
 
     store = open_store(store_path)
     report = build_handoff(store, store.pick_session(session), since)
@@ -75,7 +75,7 @@ def handoff(since: str | None, out: Path | None, fmt: str, store_path: Path | No
     elif fmt == "terminal":
         from rich.console import Console
 
-        from statedump.report.handoff import print_handoff
+        from statedump.services.report.handoff import print_handoff
 
         print_handoff(report, Console())
     else:

@@ -8,14 +8,14 @@ from pathlib import Path
 import click
 
 from statedump.cli.common import json_option, open_store, print_json, safe, session_option, store_option
-from statedump.errors import StatedumpError
+from statedump.core.errors import StatedumpError
 
 
 @click.command()
 @click.argument("path", type=click.Path(file_okay=False, path_type=Path), default=".")
 def init(path: Path) -> None:
     """Create a store at PATH (default: here): a git work tree with sessions/ and schemas/."""
-    from statedump.store import Store
+    from statedump.core.store.store import Store
 
     store = Store.init(path)
     click.echo(f"Initialised a statedump store in {store.root}")
@@ -32,15 +32,15 @@ def demo(directory: Path) -> None:
     """
     from rich.console import Console
 
-    from statedump.demo import build_demo
-    from statedump.render.terminal import print_terminal
+    from statedump.core.render.terminal import print_terminal
+    from statedump.services.demo import build_demo
 
     store, session, tags = build_demo(directory)
     console = Console()
     if sys.stdout.isatty():
         print_terminal(store.load(session), console)
     else:
-        from statedump.render import render_markdown
+        from statedump.core.render import render_markdown
 
         click.echo(render_markdown(store.load(session)), nl=False)
     click.echo("")
@@ -78,10 +78,10 @@ def session_new(
     """Start a session called SESSION_ID."""
     from pydantic import ValidationError
 
-    from statedump.clock import now
-    from statedump.errors import from_validation
+    from statedump.core.clock import now
+    from statedump.core.errors import from_validation
+    from statedump.core.store.store import check_id
     from statedump.models import Session
-    from statedump.store import check_id
 
     store = open_store(store_path)
     check_id(session_id, "session")
@@ -120,7 +120,7 @@ def sessions(store_path: Path | None, as_json: bool) -> None:
 )
 def schema(show_kind: str | None, check: bool, folder: Path | None) -> None:
     """Write one JSON Schema per record kind, plus the session, into schemas/ (or --show a kind's fields)."""
-    from statedump.schema import describe_fields, stale_schemas, write_schemas
+    from statedump.core.schema import describe_fields, stale_schemas, write_schemas
 
     if show_kind is not None:
         click.echo(describe_fields(show_kind), nl=False)
@@ -146,7 +146,7 @@ def schema(show_kind: str | None, check: bool, folder: Path | None) -> None:
 @json_option
 def validate(store_path: Path | None, session: str | None, as_json: bool) -> None:
     """Check a whole session: schema, duplicate ids, dangling links. Exit 2 on any problem."""
-    from statedump.validate import validate_session
+    from statedump.services.validate import validate_session
 
     store = open_store(store_path)
     sid = store.pick_session(session)

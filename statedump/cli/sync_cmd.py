@@ -23,7 +23,7 @@ def sync(remote: str | None, store_path: Path | None, as_json: bool) -> None:
     """
     from dataclasses import asdict
 
-    from statedump.sync import sync as run
+    from statedump.services.sync import sync as run
 
     result = run(open_store(store_path), remote)
     if as_json:

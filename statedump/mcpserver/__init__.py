@@ -10,7 +10,7 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
-from statedump.store import Store
+from statedump.core.store.store import Store
 
 INSTRUCTIONS = """\
 statedump keeps the state of this engineering session as small records in a git repository. \

@@ -17,12 +17,12 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetad
 from mcp_types import ToolAnnotations
 from pydantic import ConfigDict
 
-from statedump.draft import build, to_json
-from statedump.fielddocs import json_schema
+from statedump.core.fielddocs import json_schema
+from statedump.core.store.store import Store
 from statedump.mcpserver.errors import tool_errors
 from statedump.mcpserver.tools import compact
 from statedump.models import KINDS
-from statedump.store import Store
+from statedump.services.records import build, to_json
 
 # Fields the server fills in: the kind is the tool's, an id is made from the title.
 _OPTIONAL = {"id", "status", "at"}

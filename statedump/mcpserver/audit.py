@@ -10,17 +10,17 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
+from statedump.core.store.store import Store
 from statedump.mcpserver.errors import prompt_errors, tool_errors
 from statedump.mcpserver.tools import READ, SessionArg
-from statedump.report.resume import FLAVORS
-from statedump.store import Store
+from statedump.services.report.resume import FLAVORS
 
 AGENTS = ", ".join(FLAVORS)
 
 
 def register(app: MCPServer[Any], store: Store) -> None:
     """Add `why`, `check`, the resume prompt and its tool to `app`."""
-    from statedump.report.resume import resume_prompt
+    from statedump.services.report.resume import resume_prompt
 
     @app.tool(annotations=READ)
     @tool_errors
@@ -31,9 +31,9 @@ def register(app: MCPServer[Any], store: Store) -> None:
     ) -> str | dict[str, Any]:
         """Why a decision was made: the question, the user's words that prompted it, the evidence with
         its numbers, the alternatives rejected, the flags that carry it out, and the commit."""
-        from statedump.audit import why as explain
-        from statedump.audit import why_json, why_markdown
-        from statedump.errors import StatedumpError
+        from statedump.core.errors import StatedumpError
+        from statedump.services.why import why as explain
+        from statedump.services.why import why_json, why_markdown
 
         if format not in ("markdown", "json"):
             raise StatedumpError(f"format {format!r} is not markdown or json", where="format")
@@ -46,7 +46,7 @@ def register(app: MCPServer[Any], store: Store) -> None:
         """Find drift between decisions and the commands that carry them out, dangling links,
         instructions contradicted by decisions, and benchmarks without their command.
         An empty `findings` list means the session is consistent."""
-        from statedump.check import check as run_check
+        from statedump.services.check import check as run_check
 
         findings = run_check(store.load(store.pick_session(session)))
         return {"findings": [{"code": f.code, "where": f.where, "message": f.message} for f in findings]}

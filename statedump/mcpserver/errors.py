@@ -14,7 +14,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import INVALID_PARAMS
 
-from statedump.errors import StatedumpError
+from statedump.core.errors import StatedumpError
 
 P = ParamSpec("P")
 T = TypeVar("T")

@@ -6,8 +6,8 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
+from statedump.core.store.store import Store
 from statedump.mcpserver.errors import prompt_errors
-from statedump.store import Store
 
 DUMP_NOW = """\
 Write a state dump of this session now, as records in statedump (session `{session}`), \

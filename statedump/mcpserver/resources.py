@@ -7,10 +7,10 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
-from statedump import codec
+from statedump.core import codec
+from statedump.core.store.store import Store
 from statedump.mcpserver.errors import resource_errors
 from statedump.mcpserver.tools import summary
-from statedump.store import Store
 
 SCHEME = "statedump://"
 
@@ -40,7 +40,7 @@ def register(app: MCPServer[Any], store: Store) -> None:
     @resource_errors
     def state(session: str) -> str:
         """The session's state document (Markdown)."""
-        from statedump.render import render_markdown
+        from statedump.core.render import render_markdown
 
         return render_markdown(store.load(store.pick_session(session)))
 

@@ -8,11 +8,11 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from statedump.draft import to_json
-from statedump.errors import StatedumpError
+from statedump.core.errors import StatedumpError
+from statedump.core.store.store import Store
 from statedump.mcpserver.errors import tool_errors
 from statedump.models import KINDS
-from statedump.store import Store
+from statedump.services.records import to_json
 
 SessionArg = Annotated[str | None, Field(description="Session id (default: the store's only or most recently started active session).")]
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -36,7 +36,7 @@ def summary(record: Any) -> dict[str, Any]:
 
 def change_status(store: Store, session: str | None, record_id: str, new_status: str, source: str | None) -> dict[str, Any]:
     """Move a record to another status of its kind's closed set, as `statedump status` does."""
-    from statedump.draft import set_status
+    from statedump.services.records import set_status
 
     current, record, sha = set_status(store, store.pick_session(session), record_id, new_status, source)
     return {"id": record.id, "kind": record.kind, "from": current.status, "to": new_status, "commit": sha}
@@ -50,7 +50,7 @@ def register(app: MCPServer[Any], store: Store) -> None:
     def state_document(session: SessionArg = None) -> str:
         """The session's state document in Markdown: Goal, Instructions, Discoveries, Accomplished,
         Next steps, Deployment commands, Relevant files, References. Read it first."""
-        from statedump.render import render_markdown
+        from statedump.core.render import render_markdown
 
         return render_markdown(store.load(store.pick_session(session)))
 
@@ -73,7 +73,7 @@ def register(app: MCPServer[Any], store: Store) -> None:
         session: SessionArg = None,
     ) -> dict[str, Any]:
         """Records of the session in the order they happened (id, kind, status, title), filtered."""
-        from statedump.query import filter_records
+        from statedump.services.query import filter_records
 
         for k in kind or []:
             if k not in KINDS:
@@ -103,7 +103,7 @@ def register(app: MCPServer[Any], store: Store) -> None:
     @tool_errors
     def next_steps(session: SessionArg = None) -> dict[str, Any]:
         """Open tasks in the order to do them: by priority, agreed work before proposals."""
-        from statedump.render import next_steps as ordered
+        from statedump.core.render import next_steps as ordered
 
         tasks = ordered(store.load(store.pick_session(session)))
         return {"tasks": [{**summary(t), "priority": t.priority, "impact": t.impact} for t in tasks]}

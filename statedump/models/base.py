@@ -10,7 +10,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from statedump.ids import ID_MAX, id_problem
+from statedump.models.ids import ID_MAX, id_problem
 
 __all__ = ["ID_MAX", "RELATIONS", "Links", "Model", "RecordBase", "RecordId", "id_problem"]
 
@@ -29,7 +29,7 @@ RecordId = Annotated[str, AfterValidator(_check_id)]
 class Model(BaseModel):
     """Base for every statedump model: unknown fields are errors, assignment is checked."""
 
-    # Field docstrings are read on demand by statedump.fielddocs, not here: collecting them
+    # Field docstrings are read on demand by statedump.core.fielddocs, not here: collecting them
     # parses the source of every model on every start. Schemas are built at first use
     # (defer_build), so a command that reads records from the parse cache never builds them.
     model_config = ConfigDict(extra="forbid", validate_assignment=True, defer_build=True)

@@ -6,8 +6,8 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from statedump.ids import KIND_NAMES
 from statedump.models.base import Model, RecordBase, RecordId
+from statedump.models.ids import KIND_NAMES
 
 
 class Goal(RecordBase):
@@ -284,7 +284,7 @@ KINDS: dict[str, type[RecordBase]] = {
     cls.KIND: cls for cls in (Goal, Instruction, Discovery, Compat, Benchmark, Decision, Task, Command, Component, File, Reference)
 }
 """Kind name -> model, in the order the state document presents them."""
-assert tuple(KINDS) == KIND_NAMES, "statedump.ids.KIND_NAMES must list the kinds in this order"
+assert tuple(KINDS) == KIND_NAMES, "statedump.models.ids.KIND_NAMES must list the kinds in this order"
 
 HEAD_FIELDS = ("id", "kind", "title", "status", "at", "source")
 TAIL_FIELDS = ("tags", "links", "body")

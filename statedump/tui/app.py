@@ -10,7 +10,7 @@ from typing import ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from statedump.store import Store
+from statedump.core.store.store import Store
 from statedump.tui.commands import StatedumpCommands
 from statedump.tui.reader import Reader
 from statedump.tui.screens.session import SessionScreen

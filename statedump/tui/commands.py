@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, cast
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
-from statedump.dumps import Dump, list_dumps
+from statedump.core.render.markup import visible
 from statedump.models import Decision
-from statedump.render.markup import visible
+from statedump.services.refs import Dump, list_dumps
 from statedump.tui.screens.session import VIEWS, SessionScreen
 from statedump.tui.screens.sessions import SessionsScreen
 from statedump.tui.screens.state_at import StateAtScreen

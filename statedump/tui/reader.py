@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable
 from typing import Concatenate, ParamSpec, TypeVar
 
-from statedump.store import Store
+from statedump.core.store.store import Store
 
 P = ParamSpec("P")
 T = TypeVar("T")

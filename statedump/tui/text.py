@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from statedump.render.markup import visible
+from statedump.core.render.markup import visible
 
 STATUS_STYLES = {
     "works": "bold green",

@@ -15,9 +15,9 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Header, LoadingIndicator, Static, TabbedContent, TabPane
 
-from statedump.errors import StatedumpError
+from statedump.core.errors import StatedumpError
+from statedump.core.store.store import Store
 from statedump.models.state import SessionState
-from statedump.store import Store
 from statedump.tui import text
 from statedump.tui.reader import Reader
 from statedump.tui.screens.state_at import StateAtScreen

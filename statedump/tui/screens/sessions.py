@@ -10,7 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from statedump.errors import StatedumpError
+from statedump.core.errors import StatedumpError
 from statedump.tui import text
 from statedump.tui.reader import Reader
 

@@ -11,9 +11,9 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, LoadingIndicator
 
-from statedump.errors import StatedumpError
-from statedump.history import state_at
+from statedump.core.errors import StatedumpError
 from statedump.models.state import SessionState
+from statedump.services.history import state_at
 from statedump.tui.reader import Reader
 from statedump.tui.widgets.state_view import FIRST_SCREENS, DocumentPieces, StateView, document_pieces
 

@@ -17,11 +17,11 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
-from statedump.dumps import Dump, list_dumps
-from statedump.errors import StatedumpError
-from statedump.history import Entry, RecordDiff, diff_states, record_at, resolve_ref, session_log, short_value, state_at
+from statedump.core.errors import StatedumpError
+from statedump.core.store.store import SESSION_FILE, Store
 from statedump.models.state import SessionState
-from statedump.store import SESSION_FILE, Store
+from statedump.services.history import Entry, RecordDiff, diff_states, record_at, resolve_ref, session_log, short_value, state_at
+from statedump.services.refs import Dump, list_dumps
 from statedump.tui import text
 from statedump.tui.widgets import stylesheet
 from statedump.tui.widgets.session_view import SessionView

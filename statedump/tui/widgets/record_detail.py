@@ -17,12 +17,12 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from statedump import codec
-from statedump.errors import StatedumpError
-from statedump.history import Entry, record_log
+from statedump.core import codec
+from statedump.core.errors import StatedumpError
+from statedump.core.render.markup import visible
 from statedump.models import RecordBase
 from statedump.models.state import SessionState
-from statedump.render.markup import visible
+from statedump.services.history import Entry, record_log
 from statedump.tui import text
 from statedump.tui.reader import Reader
 from statedump.tui.widgets import stylesheet

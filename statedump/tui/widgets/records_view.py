@@ -12,7 +12,7 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Input, Select, Static
 
 from statedump.models import KINDS
-from statedump.query import filter_records
+from statedump.services.query import filter_records
 from statedump.tui import text
 from statedump.tui.widgets import stylesheet
 from statedump.tui.widgets.record_detail import RecordDetail

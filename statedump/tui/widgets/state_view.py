@@ -14,8 +14,8 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
+from statedump.core.render.markdown import render_markdown, render_parts
 from statedump.models.state import SessionState
-from statedump.render.markdown import render_markdown, render_parts
 from statedump.tui.widgets import stylesheet
 from statedump.tui.widgets.session_view import SessionView
 

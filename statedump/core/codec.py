@@ -1,0 +1,154 @@
+"""Records and sessions to and from YAML text.
+
+The written form is for humans and diffs: a schema header line, stable key order
+(common fields, the kind's own fields, then tags, links, body), multi-line text as
+`|` blocks, no defaults or nulls, UTF-8, one trailing newline. Reading is strict:
+safe loader only, no aliases, unknown fields refused.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from statedump.core.errors import StatedumpError, from_validation
+from statedump.models import KINDS, RecordBase, Session, field_order
+
+MAX_FILE_BYTES = 1024 * 1024
+"""A record file larger than this is refused: records are small, and a huge file is a mistake."""
+
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BaseDumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class _Dumper(_BaseDumper):  # type: ignore[misc]
+    """Safe dumper that writes multi-line strings as literal blocks."""
+
+
+def _str(dumper: Any, value: str) -> Any:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+def _datetime(dumper: Any, value: datetime) -> Any:
+    # ISO 8601 with 'T' and 'Z' reads the same in every YAML and JSON tool.
+    text = value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    return dumper.represent_scalar("tag:yaml.org,2002:timestamp", text)
+
+
+_Dumper.add_representer(str, _str)
+_Dumper.add_representer(datetime, _datetime)
+
+
+def schema_header(kind: str, depth: int) -> str:
+    """The first line of a file: tells YAML-aware editors which schema to check it with."""
+    return f"# yaml-language-server: $schema={'../' * depth}schemas/{kind}.schema.json\n"
+
+
+def _emit(data: dict[str, Any]) -> str:
+    text: str = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100_000, indent=2)
+    return text
+
+
+def record_data(record: RecordBase) -> dict[str, Any]:
+    """The record as plain data in file order, without defaults and nulls."""
+    raw = record.model_dump(mode="python", exclude_defaults=True, exclude_none=True)
+    raw["kind"] = record.kind
+    raw["status"] = record.status
+    return {name: raw[name] for name in field_order(type(record)) if name in raw}
+
+
+def dump_record(record: RecordBase) -> str:
+    """The file text of a record."""
+    return schema_header(record.kind, 3) + _emit(record_data(record))
+
+
+def dump_session(session: Session) -> str:
+    """The text of `session.yaml`."""
+    data = session.model_dump(mode="python", exclude_defaults=True, exclude_none=True)
+    data["status"] = session.status
+    ordered = {name: data[name] for name in Session.model_fields if name in data}
+    return schema_header("session", 2) + _emit(ordered)
+
+
+def _check_no_aliases(value: Any) -> None:
+    # PyYAML resolves an alias to the same object, so a repeated container means an
+    # alias; refusing them stops "billion laughs" files from blowing up validation.
+    seen: set[int] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict | list):
+            if id(item) in seen:
+                raise ValueError("YAML anchors and aliases are not allowed in statedump files")
+            seen.add(id(item))
+            stack.extend(item.values() if isinstance(item, dict) else item)
+
+
+def parse_yaml(data: bytes, where: str | Path) -> dict[str, Any]:
+    """Parse one statedump file into a mapping, or raise one clear error naming the file."""
+    if len(data) > MAX_FILE_BYTES:
+        raise StatedumpError(
+            f"file is {len(data)} bytes, over the {MAX_FILE_BYTES}-byte limit for one record",
+            where=where,
+            hint="keep long logs as files and link them with a `file` record",
+        )
+    if b"\x00" in data:
+        raise StatedumpError("file contains NUL bytes; it looks binary", where=where, hint="records are UTF-8 text")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise StatedumpError(f"not valid UTF-8 (byte {err.start})", where=where, hint="save the file as UTF-8") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        loaded = yaml.load(text, Loader=_Loader)  # noqa: S506 - the loader is the safe one
+        _check_no_aliases(loaded)
+    except yaml.constructor.ConstructorError as err:
+        raise StatedumpError(
+            f"unsupported YAML tag: {err.problem}", where=where, hint="statedump files use plain YAML; remove the !!tag"
+        ) from None
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark
+        line = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise StatedumpError(f"malformed YAML{line}: {err.problem or err}", where=where, hint="fix the YAML syntax") from None
+    except (yaml.YAMLError, ValueError, RecursionError) as err:
+        raise StatedumpError(f"unreadable YAML: {err}", where=where, hint="fix the YAML syntax") from None
+    if not isinstance(loaded, dict):
+        raise StatedumpError("expected a mapping of fields (key: value)", where=where, hint="start each field on its own line")
+    return loaded
+
+
+def record_from_data(data: dict[str, Any], where: str | Path, kind: str | None = None) -> RecordBase:
+    """Validate plain data as a record of its `kind` (or the given kind)."""
+    found = data.get("kind", kind)
+    if kind is not None and found != kind:
+        raise StatedumpError(f"field 'kind' is '{found}' but the file is under '{kind}/'", where=where)
+    if found not in KINDS:
+        raise StatedumpError(
+            f"field 'kind': unknown kind {found!r}",
+            where=where,
+            hint=f"use one of: {', '.join(KINDS)}",
+        )
+    data = {**data, "kind": found}
+    try:
+        return KINDS[found].model_validate(data)
+    except ValidationError as err:
+        raise from_validation(err, where, kind=found, fields=list(KINDS[found].model_fields)) from None
+
+
+def load_record(data: bytes, where: str | Path, kind: str | None = None) -> RecordBase:
+    """Read a record file's bytes."""
+    return record_from_data(parse_yaml(data, where), where, kind)
+
+
+def load_session(data: bytes, where: str | Path) -> Session:
+    """Read a `session.yaml` file's bytes."""
+    try:
+        return Session.model_validate(parse_yaml(data, where))
+    except ValidationError as err:
+        raise from_validation(err, where) from None

@@ -1,0 +1,1 @@
+"""The one gateway to git: GitPython for writes, the git binary for hot read paths."""

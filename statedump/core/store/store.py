@@ -1,0 +1,404 @@
+"""The store: a git work tree of small YAML files, one record per file.
+
+    <store>/sessions/<session>/session.yaml
+    <store>/sessions/<session>/<kind>/<record-id>.yaml
+
+Every write is validated first, redacted, written atomically under a lock, and
+committed alone with trailers; when anything fails the files and HEAD go back to
+what they were.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
+
+from statedump.core.clock import fixed
+from statedump.core.errors import StatedumpError
+from statedump.core.git.gateway import Git, find_worktree
+from statedump.core.store.lock import store_lock
+from statedump.models.ids import KIND_NAMES as KINDS
+from statedump.models.ids import id_problem
+
+if TYPE_CHECKING:
+    from statedump.models import RecordBase, Session
+    from statedump.models.state import SessionState
+
+# The codec (PyYAML), the models (pydantic) and redaction are imported where they are
+# used: commands that only look at paths and history (`log`) never need them, and they
+# are most of a short command's start-up time.
+
+SESSIONS = "sessions"
+JOURNAL = "statedump-journal.json"
+SESSION_FILE = "session.yaml"
+ENV_STORE = "STATEDUMP_STORE"
+
+
+def check_id(value: str, what: str = "id") -> str:
+    """Refuse an unsafe id with one clear message."""
+    problem = id_problem(value)
+    if problem:
+        raise StatedumpError(f"{what} {value!r} is not safe: {problem}", where=what, hint="choose a short lowercase slug")
+    return value
+
+
+def slugify(text: str, limit: int = 48) -> str:
+    """A readable id from a title: `BF16 KV cache instead of FP8` -> `bf16-kv-cache-instead-of-fp8`."""
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    slug = slug[:limit].rstrip("-") or "record"
+    return slug if id_problem(slug) is None else f"r-{slug}"[:limit]
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def commit_message(action: str, record: RecordBase | None, session: str, source: str | None, subject: str | None = None) -> str:
+    """A readable subject and the trailers that history commands query."""
+    lines = []
+    if record is not None:
+        lines.append(subject or f"{record.kind}: {action} {record.id}")
+        lines += ["", record.title, ""]
+        trailers = {"Statedump-Session": session, "Statedump-Record": f"{record.kind}/{record.id}", "Statedump-Action": action}
+    else:
+        lines += [subject or f"session: {action} {session}", ""]
+        trailers = {"Statedump-Session": session, "Statedump-Action": action}
+    if source:
+        trailers["Statedump-Source"] = " ".join(source.split())
+    lines += [f"{k}: {v}" for k, v in trailers.items()]
+    return "\n".join(lines) + "\n"
+
+
+class Store:
+    """One store: where it is, which sessions it has, and every read and write."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.git = Git(root)
+
+    # -- finding ------------------------------------------------------------
+    @classmethod
+    def find(cls, store: str | Path | None = None, cwd: Path | None = None) -> Store:
+        """`--store`, else `$STATEDUMP_STORE`, else the git work tree around `cwd` that has `sessions/`."""
+        chosen = store or os.environ.get(ENV_STORE)
+        if chosen:
+            root = Path(chosen).expanduser().resolve()
+            if not (root / SESSIONS).is_dir():
+                raise StatedumpError("not a statedump store (no sessions/ folder)", where=root, hint="run `statedump init` there")
+            return cls(root)
+        here = (cwd or Path.cwd()).resolve()
+        top = find_worktree(here)
+        if top is None or not (top / SESSIONS).is_dir():
+            raise StatedumpError(
+                "no statedump store here",
+                where=here,
+                hint="run `statedump init`, pass --store PATH, or set STATEDUMP_STORE",
+            )
+        return cls(top)
+
+    @classmethod
+    def init(cls, path: Path, when: datetime | None = None) -> Store:
+        """Create a store at `path` (a new or existing git work tree); refuses an existing store."""
+        path = path.resolve()
+        if (path / SESSIONS).is_dir():
+            raise StatedumpError("already a statedump store", where=path)
+        path.mkdir(parents=True, exist_ok=True)
+        from statedump.core.schema import write_schemas
+
+        git = Git.init(path)
+        written = write_schemas(path / "schemas")
+        keep = path / SESSIONS / ".gitkeep"
+        _atomic_write(keep, b"")
+        paths = [str(p.relative_to(path)) for p in [*written, keep]]
+        git.commit(paths, "statedump: init store\n\nStatedump-Action: init\n", when or fixed())
+        return cls(path)
+
+    # -- paths --------------------------------------------------------------
+    def session_dir(self, session: str) -> Path:
+        return self.root / SESSIONS / check_id(session, "session")
+
+    def record_path(self, session: str, kind: str, record_id: str) -> Path:
+        return self.session_dir(session) / kind / f"{check_id(record_id)}.yaml"
+
+    def rel(self, path: Path) -> str:
+        return str(path.relative_to(self.root))
+
+    # -- reading ------------------------------------------------------------
+    def session_ids(self, rev: str | None = None) -> list[str]:
+        """Every session in the store, as of `rev` or in the working tree."""
+        if rev is not None:
+            return self.git.list_dirs(rev, SESSIONS)
+        base = self.root / SESSIONS
+        return sorted(p.name for p in base.iterdir() if (p / SESSION_FILE).is_file())
+
+    def pick_session(self, session: str | None, rev: str | None = None) -> str:
+        """`-s ID`, else the only session, else the most recently started active one."""
+        ids = self.session_ids(rev)
+        if session is not None:
+            check_id(session, "session")
+            if session not in ids:
+                raise StatedumpError(f"no session {session!r}", where="-s", hint="`statedump sessions` lists them")
+            return session
+        if not ids:
+            raise StatedumpError("the store has no sessions", where=self.root, hint="run `statedump session new ID --title ...`")
+        if len(ids) == 1:
+            return ids[0]
+        sessions = [self.load_session(i) for i in ids]
+        active = [s for s in sessions if s.status == "active"] or sessions
+        return max(active, key=lambda s: (s.started.timestamp() if s.started else 0.0, s.id)).id
+
+    def load_session(self, session: str, rev: str | None = None) -> Session:
+        from statedump.core import codec
+
+        path = self.session_dir(session) / SESSION_FILE
+        if rev is None:
+            return codec.load_session(path.read_bytes(), self.rel(path))
+        data = dict(self.git.tree_files(rev, self.rel(path)))
+        if not data:
+            raise StatedumpError(f"no session {session!r} at {rev}", where="--at")
+        return codec.load_session(next(iter(data.values())), f"{self.rel(path)}@{rev}")
+
+    def record_files(self, session: str, rev: str | None = None) -> list[tuple[str, bytes]]:
+        """(relative path, bytes) of every record file of a session."""
+        base = self.session_dir(session)
+        if rev is not None:
+            prefix = self.rel(base)
+            # Only files in kind folders are records, as in the working tree.
+            return [(p, b) for p, b in self.git.tree_files(rev, prefix) if p.endswith(".yaml") and Path(p).parts[-2] in KINDS]
+        out = []
+        for kind in KINDS:
+            folder = base / kind
+            if not folder.is_dir():
+                continue
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.name.endswith(".yaml") and not entry.name.startswith("."):
+                        if not entry.is_file():
+                            raise StatedumpError("expected a record file, found a folder", where=self.rel(Path(entry.path)))
+                        with open(entry.path, "rb") as fh:
+                            out.append((self.rel(Path(entry.path)), fh.read()))
+        return out
+
+    def parse_files(self, files: list[tuple[str, bytes]], on_error: Callable[[StatedumpError], None] | None = None) -> list[RecordBase]:
+        """Records from files; each file must sit in its kind's folder and be named by its id."""
+        from statedump.core import codec
+
+        records = []
+        for rel, data in files:
+            try:
+                parts = Path(rel).parts
+                kind, stem = parts[-2], Path(parts[-1]).stem
+                rec = codec.load_record(data, rel, kind if kind in KINDS else None)
+                if rec.id != stem:
+                    raise StatedumpError(
+                        f"field 'id' is {rec.id!r} but the file is named {stem}.yaml", where=rel, hint="rename the file or fix the id"
+                    )
+                records.append(rec)
+            except StatedumpError as err:
+                if on_error is None:
+                    raise
+                on_error(err)
+        return records
+
+    def load(self, session: str, rev: str | None = None) -> SessionState:
+        """The session and all its records, from the working tree or as of `rev`."""
+        from statedump.models.state import SessionState
+
+        if rev is None:
+            # The working tree is read through the record cache: a big session re-parses only what changed.
+            from statedump.core.store.cache import load_state
+
+            if not (self.session_dir(session) / SESSION_FILE).is_file():
+                self.load_session(session)  # the same error as without the cache
+            return SessionState(*load_state(self.root, session, SESSION_FILE))
+        meta = self.load_session(session, rev)
+        return SessionState(meta, self.parse_files(self.record_files(session, rev)))
+
+    def get(self, session: str, record_id: str) -> RecordBase:
+        """One record by id, from the working tree."""
+        from statedump.core import codec
+
+        check_id(record_id)
+        for kind in KINDS:
+            path = self.session_dir(session) / kind / f"{record_id}.yaml"
+            if path.is_file():
+                return codec.load_record(path.read_bytes(), self.rel(path), kind)
+        raise StatedumpError(f"no record {record_id!r} in session {session!r}", where=record_id, hint="`statedump list` shows the ids")
+
+    def find_path(self, session: str, record_id: str) -> Path | None:
+        for kind in KINDS:
+            path = self.session_dir(session) / kind / f"{record_id}.yaml"
+            if path.exists():
+                return path
+        return None
+
+    # -- writing ------------------------------------------------------------
+    def lock(self) -> AbstractContextManager[None]:
+        """The store's write lock (a context manager)."""
+        return store_lock(self.git.git_dir / "statedump.lock")
+
+    @property
+    def journal_path(self) -> Path:
+        """Where an unfinished write is recorded, so `statedump doctor` can undo it after a crash."""
+        return self.git.git_dir / JOURNAL
+
+    def commit_files(self, files: dict[Path, bytes | None], message: str, when: datetime | None = None) -> str:
+        """Write (or delete, for None) several files and commit them as one change.
+
+        The caller holds the lock (`with store.lock():`). A journal names the files until the
+        commit is made; if the process dies in between, `statedump doctor` rolls them back.
+        On any error here the files and the index are restored before the error is raised.
+        """
+        message, backups, paths = self.begin_write(files, message)
+        try:
+            for path, data in files.items():
+                if data is None:
+                    path.unlink(missing_ok=True)
+                else:
+                    _atomic_write(path, data)
+            sha = self.git.commit(paths, message, when)
+        except BaseException as err:
+            self.undo_write(backups, paths, err)
+        self.journal_path.unlink(missing_ok=True)
+        return sha
+
+    def begin_write(self, files: Iterable[Path], message: str) -> tuple[str, dict[Path, bytes | None], list[str]]:
+        """Before writing `files`: the commit message redacted, what each file holds now, their
+        repository paths, and the journal that names them written durably (for `doctor`)."""
+        from statedump.core.redact import redact_text
+
+        # Commit messages carry titles and sources given on the command line: never secrets.
+        message = redact_text(message)
+        backups = {p: (p.read_bytes() if p.exists() else None) for p in files}
+        paths = [self.rel(p) for p in backups]
+        journal = {"head": self.git.head(), "paths": paths, "subject": message.split("\n", 1)[0], "pid": os.getpid()}
+        _atomic_write(self.journal_path, json.dumps(journal).encode())
+        return message, backups, paths
+
+    def undo_write(self, backups: dict[Path, bytes | None], paths: list[str], err: BaseException) -> NoReturn:
+        """After a failed write: the files and the index put back as they were, the journal
+        removed, and `err` raised again (git's refusal as one line)."""
+        import git
+
+        for path, old in backups.items():
+            if old is None:
+                path.unlink(missing_ok=True)
+            else:
+                _atomic_write(path, old)
+        with contextlib.suppress(git.GitCommandError):
+            self.git.unstage(paths)
+        self.journal_path.unlink(missing_ok=True)
+        if isinstance(err, git.GitCommandError):
+            detail = (err.stderr or str(err)).strip().splitlines()
+            raise StatedumpError(f"git refused the commit: {detail[-1] if detail else err}", where=self.root, status=1) from None
+        raise err
+
+    def create_session(self, session: Session, when: datetime | None = None) -> str:
+        """Write `session.yaml` for a new session and commit it."""
+        from statedump.core import codec
+        from statedump.core.redact import redact_model
+
+        session = redact_model(session)
+        path = self.session_dir(session.id) / SESSION_FILE
+        with self.lock():
+            if path.exists():
+                raise StatedumpError(f"session {session.id!r} already exists", where=self.rel(path))
+            msg = commit_message("new", None, session.id, None, f"session: new {session.id}")
+            return self.commit_files({path: codec.dump_session(session).encode()}, msg, when or fixed())
+
+    def update_session(self, session: Session) -> str:
+        from statedump.core import codec
+        from statedump.core.redact import redact_model
+
+        path = self.session_dir(session.id) / SESSION_FILE
+        with self.lock():
+            msg = commit_message("edit", None, session.id, None, f"session: edit {session.id}")
+            return self.commit_files({path: codec.dump_session(redact_model(session)).encode()}, msg, fixed())
+
+    def missing_links(self, session: str, record: RecordBase) -> list[tuple[str, str]]:
+        """(relation, id) of each link whose target is not in the session's working tree."""
+        return [(rel, t) for rel, t in record.link_pairs() if t != record.id and self.find_path(session, t) is None]
+
+    def _refuse_dangling(self, session: str, record: RecordBase, where: str | None = None) -> None:
+        missing = self.missing_links(session, record)
+        if missing:
+            rel, target = missing[0]
+            more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+            raise StatedumpError(
+                f"link {rel} -> {target!r}: no such record in session {session!r}{more}",
+                where=where or f"{record.kind}/{record.id}",
+                hint="add the target first, or fix the id (`statedump list` shows them)",
+            )
+
+    def add(
+        self,
+        session: str,
+        record: RecordBase,
+        *,
+        unique: bool = False,
+        when: datetime | None = None,
+        action: str = "add",
+        check_links: bool = True,
+        where: str | None = None,
+    ) -> tuple[RecordBase, str]:
+        """Add a new record and commit it. With `unique`, a taken id gets a numeric suffix
+        instead of an error (for ids statedump made up from a title)."""
+        from statedump.core import codec
+        from statedump.core.redact import redact_model
+
+        record = redact_model(record)
+        if not (self.session_dir(session) / SESSION_FILE).is_file():
+            raise StatedumpError(f"no session {session!r}", where="-s", hint="`statedump sessions` lists them")
+        with self.lock():
+            if check_links:
+                self._refuse_dangling(session, record, where)
+            taken = self.find_path(session, record.id)
+            if taken is not None:
+                if not unique:
+                    raise StatedumpError(
+                        f"a record with id {record.id!r} already exists",
+                        where=self.rel(taken),
+                        hint="pick another --id, or `statedump edit` it",
+                    )
+                base, n = record.id, 2
+                while self.find_path(session, record.id) is not None:
+                    suffix = f"-{n}"
+                    record = record.model_copy(update={"id": base[: 64 - len(suffix)] + suffix})
+                    n += 1
+            path = self.record_path(session, record.kind, record.id)
+            msg = commit_message(action, record, session, record.source)
+            sha = self.commit_files({path: codec.dump_record(record).encode()}, msg, when or fixed())
+        return record, sha
+
+    def put(self, session: str, record: RecordBase, *, action: str = "edit", source: str | None = None) -> str | None:
+        """Replace an existing record (its kind may change); None when nothing changed."""
+        from statedump.core import codec
+        from statedump.core.redact import redact_model
+
+        record = redact_model(record)
+        with self.lock():
+            old = self.find_path(session, record.id)
+            if old is None:
+                raise StatedumpError(f"no record {record.id!r} in session {session!r}", where=record.id)
+            self._refuse_dangling(session, record)
+            path = self.record_path(session, record.kind, record.id)
+            data = codec.dump_record(record).encode()
+            if old == path and old.read_bytes() == data and self.git.repo.git.status("--porcelain", "--", self.rel(path)) == "":
+                return None
+            files: dict[Path, bytes | None] = {path: data}
+            if old != path:
+                files[old] = None
+            return self.commit_files(files, commit_message(action, record, session, source or record.source), fixed())

@@ -1,0 +1,1 @@
+"""Benchmarks: comparing two sets of results."""

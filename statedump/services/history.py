@@ -1,0 +1,406 @@
+"""History of a store: naming past states, the log of a record or a session, and
+record-by-record differences between two states.
+
+Everything here reads git through `Store.git`; nothing writes. History comes from
+the commits statedump makes (one record per commit, with `Statedump-*` trailers),
+but commits made by hand are listed too, with what can be read from their paths.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING, Any, Literal
+
+from statedump.core.errors import StatedumpError
+from statedump.core.git.gateway import Commit
+from statedump.core.store.store import SESSION_FILE, SESSIONS, Store, check_id
+from statedump.models.ids import KIND_NAMES as KINDS
+
+if TYPE_CHECKING:
+    from statedump.models import RecordBase
+    from statedump.models.state import SessionState
+
+# The codec and the models are imported where records are read: `statedump log` only
+# reads git history and never pays for pydantic and PyYAML.
+
+_DUMP_SHORT = re.compile(r"^(?:dump/)?(\d{1,6})$")
+
+
+def resolve_ref(store: Store, ref: str, session: str | None = None) -> str:
+    """The commit sha that `ref` names.
+
+    `ref` is a commit, branch or tag; a dump tag `dump/<session>/<n>`, or its shorthand
+    `<n>` or `dump/<n>` for the session (`session`, else the store's default one); or a
+    date (`2026-03-14` means the end of that day). Raises StatedumpError (exit 2) with a
+    hint when nothing matches.
+    """
+    ref = ref.strip()
+    if not ref:
+        raise StatedumpError("an empty revision", where="REV", hint="use a commit, a dump tag (`statedump dumps`), or a date")
+    short = _DUMP_SHORT.match(ref)
+    if short:
+        from statedump.services.refs import list_dumps
+
+        sid = store.pick_session(session)
+        number = int(short.group(1))
+        for dump in list_dumps(store, sid):
+            if dump.number == number:
+                return dump.sha
+        if ref.startswith("dump/"):
+            raise StatedumpError(f"no dump {number} in session {sid!r}", where=ref, hint="`statedump dumps` lists them")
+    return store.git.resolve(ref)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One commit in the history of a record or a session."""
+
+    sha: str
+    date: datetime
+    subject: str
+    action: str | None
+    """From the `Statedump-Action` trailer: add, edit, `status done`, new, ..."""
+    record: str | None
+    """`kind/id`, e.g. `decision/bf16-kv-cache`; None for a change to the session itself."""
+    source: str | None
+    """From the `Statedump-Source` trailer, e.g. `msg 6007`."""
+    session: str | None
+    paths: tuple[str, ...] = ()
+    """The session files the commit changed."""
+
+    @property
+    def short(self) -> str:
+        """The first ten characters of the sha."""
+        return self.sha[:10]
+
+
+def _record_from_path(path: str) -> str | None:
+    parts = PurePosixPath(path).parts
+    if len(parts) == 4 and parts[0] == SESSIONS and parts[3] != SESSION_FILE and parts[3].endswith(".yaml"):
+        return f"{parts[2]}/{parts[3][: -len('.yaml')]}"
+    return None
+
+
+def _entry(commit: Commit, paths: tuple[str, ...], session: str) -> Entry:
+    t = commit.trailers
+    record = t.get("Statedump-Record")
+    if record is None:
+        found = [r for r in (_record_from_path(p) for p in paths) if r]
+        record = found[0] if len(found) == 1 else None
+    return Entry(
+        sha=commit.sha,
+        date=commit.date,
+        subject=commit.subject,
+        action=t.get("Statedump-Action"),
+        record=record,
+        source=t.get("Statedump-Source"),
+        session=t.get("Statedump-Session", session),
+        paths=paths,
+    )
+
+
+def record_paths(session: str, record_id: str) -> list[str]:
+    """The record's file in every kind folder, as literal paths, so that kind changes stay in its
+    history (the log index can answer those; a wildcard would make git walk every commit's kind
+    folders, a second in a long history)."""
+    return [record_path(session, kind, record_id) for kind in KINDS]
+
+
+def record_path(session: str, kind: str, record_id: str) -> str:
+    """The repository path of a record's file in one kind folder."""
+    return f"{SESSIONS}/{check_id(session, 'session')}/{kind}/{check_id(record_id)}.yaml"
+
+
+def _born_here(rows: list[tuple[Commit, tuple[str, ...]]], record: str) -> bool:
+    """True when the commits of one literal path are the record's whole history: statedump
+    added it there and every later commit on that path names it in that kind. A kind change
+    (its commit names the new kind, or is a move into this folder rather than an `add`), an
+    import or a commit made by hand fails the test, and the caller asks git the slow way."""
+    if not rows or rows[-1][0].trailers.get("Statedump-Action") != "add":
+        return False
+    return all(c.trailers.get("Statedump-Record") == record for c, _ in rows)
+
+
+def record_log(store: Store, session: str, record_id: str, *, since: str | None = None) -> list[Entry]:
+    """Every commit that changed the record, in any kind folder, newest first.
+
+    `since` (a sha) keeps only the commits after it. Unknown ids give an empty list.
+    """
+    kinds = [k for k in KINDS if store.record_path(session, k, record_id).is_file()] if since is None else []
+    if len(kinds) == 1:
+        # A wildcard pathspec makes git open every kind folder of every commit (ten times
+        # the work of one literal path in a long history), and most records never change
+        # kind: ask for the literal path of the kind the record is in now, and fall back
+        # to the wildcard only when that history does not start with the record's `add`.
+        rows = store.git.log([record_path(session, kinds[0], record_id)])
+        if _born_here(rows, f"{kinds[0]}/{record_id}"):
+            return [_entry(c, p, session) for c, p in rows]
+    return [_entry(c, p, session) for c, p in store.git.log(record_paths(session, record_id), since=since)]
+
+
+def session_log(store: Store, session: str, limit: int | None = None) -> list[Entry]:
+    """Every commit that changed the session's files, newest first, at most `limit`."""
+    if limit is not None and limit < 1:
+        raise StatedumpError(f"--limit must be at least 1, not {limit}", where="--limit")
+    folder = f"{SESSIONS}/{check_id(session, 'session')}/"
+    return [_entry(c, p, session) for c, p in store.git.log([folder], limit=limit)]
+
+
+def record_at(store: Store, rev: str, session: str, record_id: str, likely: str | None = None) -> RecordBase | None:
+    """The record as of `rev` (in whichever kind folder it was then), or None when it did not
+    exist there or cannot be read. `likely` names the kind folder to look in first (each
+    look costs a read of that folder's tree)."""
+    from statedump.core import codec
+
+    base = f"{SESSIONS}/{check_id(session, 'session')}"
+    for kind in sorted(KINDS, key=lambda k: k != likely):
+        data = store.git.file_at(rev, f"{base}/{kind}/{check_id(record_id)}.yaml")
+        if data is not None:
+            try:
+                return codec.load_record(data, f"{base}/{kind}/{record_id}.yaml@{rev[:10]}", kind)
+            except StatedumpError:
+                return None
+    return None
+
+
+def state_at(store: Store, session: str, ref: str) -> SessionState:
+    """The session as of `ref` (anything `resolve_ref` accepts)."""
+    return store.load(session, resolve_ref(store, ref, session))
+
+
+# -- differences ------------------------------------------------------------
+
+
+@dataclass
+class FieldChange:
+    """One field of a record, before and after (None when absent on that side)."""
+
+    field: str
+    old: Any
+    new: Any
+
+
+@dataclass
+class RecordDiff:
+    """How one record differs between two states."""
+
+    id: str
+    kind: str
+    change: Literal["added", "removed", "changed"]
+    fields: list[FieldChange] = field(default_factory=list)
+    """For `changed`, each differing field; for `added`/`removed`, every field of the record."""
+    title: str = ""
+
+
+_KIND_ORDER = {kind: i for i, kind in enumerate(KINDS)}
+
+
+def _field_changes(old: dict[str, Any], new: dict[str, Any], order: list[str]) -> list[FieldChange]:
+    names = [n for n in order if n in old or n in new]
+    names += sorted((set(old) | set(new)) - set(names))
+    # Nested values (links, metrics, alternatives) are compared whole: a reader wants to
+    # see the list before and after, not a structural patch.
+    return [FieldChange(n, old.get(n), new.get(n)) for n in names if old.get(n) != new.get(n)]
+
+
+def diff_records(old: RecordBase | None, new: RecordBase | None) -> RecordDiff | None:
+    """The difference for one id, or None when the two are equal."""
+    from statedump.core import codec
+
+    if old is None and new is None:
+        return None
+    if old is None or new is None:
+        rec = new if new is not None else old
+        assert rec is not None
+        data = codec.record_data(rec)
+        fields = [FieldChange(k, None, v) if new is not None else FieldChange(k, v, None) for k, v in data.items()]
+        return RecordDiff(rec.id, rec.kind, "added" if new is not None else "removed", fields, rec.title)
+    changes = _field_changes(codec.record_data(old), codec.record_data(new), list(type(new).model_fields))
+    if not changes:
+        return None
+    return RecordDiff(new.id, new.kind, "changed", changes, new.title)
+
+
+def diff_states(old: SessionState, new: SessionState) -> list[RecordDiff]:
+    """Two states compared record by record: added, removed and changed (field by field,
+    old -> new), ordered by kind (the state document's order), then id."""
+    old_by = {r.id: r for r in old.records}
+    new_by = {r.id: r for r in new.records}
+    out = [d for rid in old_by.keys() | new_by.keys() if (d := diff_records(old_by.get(rid), new_by.get(rid))) is not None]
+    return sorted(out, key=lambda d: (_KIND_ORDER.get(d.kind, len(_KIND_ORDER)), d.id))
+
+
+def short_value(value: Any, limit: int = 80) -> str:
+    """A value on one line for a diff or a log: text flattened, long text cut with an ellipsis."""
+    if value is None:
+        return "(none)"
+    if isinstance(value, datetime):
+        text = value.isoformat().replace("+00:00", "Z")
+    elif isinstance(value, str):
+        text = " ".join(value.split())
+    else:
+        import json
+
+        text = json.dumps(value, ensure_ascii=False, default=str, sort_keys=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _one_change(change: FieldChange) -> str:
+    old, new = change.old, change.new
+    if isinstance(old, str) and isinstance(new, str) and ("\n" in old or "\n" in new):
+        import difflib
+
+        lines = list(difflib.ndiff(old.splitlines(), new.splitlines()))
+        gone = [line[2:].strip(" \\") for line in lines if line.startswith("- ")]
+        came = [line[2:].strip(" \\") for line in lines if line.startswith("+ ")]
+        old, new = " / ".join(gone) or "(no line)", " / ".join(came) or "(no line)"
+    return f"{change.field} {short_value(old, 40)} -> {short_value(new, 40)}"
+
+
+def describe_change(old: RecordBase | None, new: RecordBase | None, most: int = 3) -> str | None:
+    """One line saying how a record changed (`status confirmed -> resolved`), `added`,
+    `removed`, or None when the two are equal."""
+    if old is None and new is None:
+        return None
+    if new is None:
+        return "removed"
+    if old is None:
+        return "added"
+    diff = diff_records(old, new)
+    if diff is None:
+        return None
+    parts = [_one_change(c) for c in diff.fields[:most]]
+    if len(diff.fields) > most:
+        parts.append(f"and {len(diff.fields) - most} more fields")
+    return "; ".join(parts)
+
+
+# -- for the faces ------------------------------------------------------------
+
+
+def record_history(store: Store, session: str, record_id: str, limit: int | None = None) -> list[Entry]:
+    """`record_log`, at most `limit` entries; raises StatedumpError (exit 2) for an id with no
+    history that is not in the working tree either."""
+    entries = record_log(store, session, record_id)
+    if not entries and store.find_path(session, record_id) is None:
+        raise StatedumpError(
+            f"no record {record_id!r} in session {session!r}, now or in its history",
+            where=record_id,
+            hint="`statedump list` shows the ids",
+        )
+    return entries[:limit] if limit else entries
+
+
+def _iso(when: datetime) -> str:
+    return when.isoformat().replace("+00:00", "Z")
+
+
+def entry_json(entry: Entry) -> dict[str, Any]:
+    """An entry as JSON-ready data."""
+    return {
+        "commit": entry.sha,
+        "date": _iso(entry.date),
+        "subject": entry.subject,
+        "action": entry.action,
+        "record": entry.record,
+        "source": entry.source,
+        "session": entry.session,
+    }
+
+
+def log_lines(entries: list[Entry]) -> list[str]:
+    """One line per entry: date, short sha, subject, and the source when there is one."""
+    out = []
+    for e in entries:
+        line = f"{e.date:%Y-%m-%d %H:%M}  {e.short}  {e.subject}"
+        out.append(line + (f"  [{e.source}]" if e.source else ""))
+    return out or ["(no commits yet)"]
+
+
+@dataclass
+class Comparison:
+    """Two states of one session and how they differ."""
+
+    old_ref: str
+    old_sha: str
+    new_ref: str
+    new_sha: str | None
+    """None for the working tree."""
+    changes: list[RecordDiff]
+
+
+def compare(store: Store, session: str, old: str, new: str | None = None) -> Comparison:
+    """The session at `old` against the session at `new` (default: the working tree)."""
+    old_sha = resolve_ref(store, old, session)
+    new_sha = resolve_ref(store, new, session) if new is not None else None
+    before = store.load(session, old_sha)
+    after = store.load(session, new_sha)
+    return Comparison(old, old_sha, new or "working tree", new_sha, diff_states(before, after))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return _iso(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def diff_json(result: Comparison) -> dict[str, Any]:
+    """A comparison as JSON-ready data."""
+    return {
+        "from": {"ref": result.old_ref, "commit": result.old_sha},
+        "to": {"ref": result.new_ref, "commit": result.new_sha},
+        "changes": [
+            {
+                "id": d.id,
+                "kind": d.kind,
+                "change": d.change,
+                "title": d.title,
+                "fields": [{"field": f.field, "old": _plain(f.old), "new": _plain(f.new)} for f in d.fields]
+                if d.change == "changed"
+                else [],
+            }
+            for d in result.changes
+        ],
+    }
+
+
+def _field_lines(change: FieldChange) -> list[str]:
+    old, new = change.old, change.new
+    if isinstance(old, str) and isinstance(new, str) and ("\n" in old or "\n" in new):
+        # Long verbatim text (a command, a body): show only the lines that differ.
+        import difflib
+
+        lines = [f"    {change.field}:"]
+        for line in difflib.ndiff(old.splitlines(), new.splitlines()):
+            if line[:1] in "-+":
+                lines.append(f"      {line[0]} {line[2:].strip()}")
+        return lines
+    return [f"    {change.field}: {short_value(old)} -> {short_value(new)}"]
+
+
+_MARK = {"added": "+", "removed": "-", "changed": "~"}
+
+
+def diff_lines(result: Comparison) -> list[str]:
+    """The comparison for people: one line per record (+ added, - removed, ~ changed), then
+    the changed fields as old -> new, then a count."""
+    new = result.new_sha[:10] if result.new_sha else "working tree"
+    out = [f"{result.old_ref} ({result.old_sha[:10]}) -> {result.new_ref}" + (f" ({new})" if result.new_sha else "")]
+    counts = {"added": 0, "removed": 0, "changed": 0}
+    for d in result.changes:
+        counts[d.change] += 1
+        out.append(f"{_MARK[d.change]} {d.kind} {d.id}: {' '.join(d.title.split())}")
+        if d.change == "changed":
+            for f in d.fields:
+                out += _field_lines(f)
+    if not result.changes:
+        out.append("no differences")
+    out.append(f"{counts['added']} added, {counts['removed']} removed, {counts['changed']} changed")
+    return out

@@ -1,0 +1,49 @@
+"""Importers: files from outside (state dumps, transcripts, benchmark results, unit files)
+turned into an `ImportPlan` of records, then written by `apply_plan` in one commit.
+
+Each format is one module with a `read(path, progress)` function; they are imported
+only when used.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from pathlib import Path
+from typing import Protocol
+
+from statedump.core.errors import StatedumpError
+from statedump.services.ingest.jsonl import Progress
+from statedump.services.ingest.plan import ImportPlan
+
+FORMATS: dict[str, tuple[str, str]] = {
+    "markdown": ("statedump.services.ingest.markdown", "a state document or a compaction / handoff summary (.md)"),
+    "claude-code": ("statedump.services.ingest.claude_code", "a Claude Code transcript (~/.claude/projects/<project>/<session>.jsonl)"),
+    "opencode": ("statedump.services.ingest.opencode", "`opencode export` JSON, or opencode.db (SQLite)"),
+    "codex": ("statedump.services.ingest.codex", "a Codex CLI rollout (~/.codex/sessions/.../rollout-*.jsonl)"),
+    "sglang-bench": ("statedump.services.ingest.sglang_bench", "sglang.bench_serving or bench_one_batch_server results (JSONL)"),
+    "vllm-bench": ("statedump.services.ingest.vllm_bench", "`vllm bench serve --save-result` JSON"),
+    "systemd": ("statedump.services.ingest.systemd", "a systemd unit file"),
+    "shell": ("statedump.services.ingest.shell", "a shell script or command lines"),
+}
+"""Format name -> (module, what it reads)."""
+
+
+class _Reader(Protocol):
+    def __call__(self, path: Path, progress: Progress | None = None) -> ImportPlan: ...
+
+
+def read_plan(fmt: str, path: Path, progress: Progress | None = None, *, every_line: bool = False) -> ImportPlan:
+    """Read `path` as `fmt` into a plan; nothing is written.
+
+    `every_line` (what `--strict` asks for): a reader that passes over lines it does not need
+    (Claude Code's tool rounds) parses them all, so that a damaged one is reported too.
+    """
+    if fmt not in FORMATS:
+        raise StatedumpError(f"unknown import format {fmt!r}", where="FORMAT", hint=f"use one of: {', '.join(FORMATS)}")
+    module = importlib.import_module(FORMATS[fmt][0])
+    reader: _Reader = module.read
+    if every_line and "parse_all" in inspect.signature(module.read).parameters:
+        full: ImportPlan = module.read(path, progress, parse_all=True)
+        return full
+    return reader(path, progress)

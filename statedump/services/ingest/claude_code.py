@@ -1,0 +1,177 @@
+"""Claude Code transcripts (`~/.claude/projects/<project>/<session>.jsonl`), streamed.
+
+Session facts come from the line envelopes (cwd, git branch, version, session id) and the
+assistant messages (model). Messages the person typed become instructions, with the line's
+uuid as source and its timestamp as time; tool results, harness text and sidechains are
+left out. Compaction summaries (`isCompactSummary` user lines) are imported as Markdown
+and become checkpoints; so does an empty user message followed by a state dump.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from statedump.services.ingest.jsonl import Progress, iter_jsonl
+from statedump.services.ingest.plan import ImportPlan
+from statedump.services.ingest.transcript import Transcript, when
+
+_HARNESS = (
+    "<command-name>",
+    "<command-message>",
+    "<command-args>",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<system-reminder>",
+    "<task-notification>",
+    "<bash-input>",
+    "<bash-stdout>",
+    "Caveat: ",
+    "[Request interrupted by user",
+)
+
+
+def _user_text(content: Any) -> str | None:
+    """What the person typed, or None for a tool result or harness text."""
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+            return None
+        text = "\n\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+    else:
+        return None
+    return None if text.lstrip().startswith(_HARNESS) else text
+
+
+def _assistant_text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+# Most of a transcript's bytes are tool rounds, which give a plan nothing once the session
+# facts are known. These patterns recognise them from the bytes, without building the long
+# strings: a run of `"name": scalar` pairs can only be the members of one object, so
+# what follows it sits at a known depth. A string is `"` ... `"` with escaped characters
+# inside; an unescaped `"` always ends it, so a pattern can never start inside one.
+_W = rb"[ \t\r\n]*"
+_STRING = rb'"[^"\\\x00-\x1f]*+(?:\\.[^"\\\x00-\x1f]*+)*+"'
+_SCALAR = rb"(?:" + _STRING + rb"|true|false|null|-?[0-9][0-9.eE+-]*+)"
+_PAIRS = rb"(?:" + _W + _STRING + _W + rb":" + _W + _SCALAR + _W + rb",)*?"
+# (Lazy: the name sought is tried before each further member, so a long string after it is never scanned.)
+_LINE = re.compile(
+    rb"\{" + _PAIRS + _W + rb'"type"' + _W + rb":" + _W
+    + rb'"(?:(user)"' + _W + rb",(" + _PAIRS + _W + rb'"message"' + _W + rb":" + _W + rb"\{"
+    + _PAIRS + _W + rb'"content"' + _W + rb":" + _W + rb"\[" + _W + rb"\{"
+    + _PAIRS + _W + rb'"type"' + _W + rb":" + _W + rb'"tool_result")?'
+    + rb'|([a-z_-]*)"' + _W + rb"[,}])"
+)  # fmt: skip
+"""The line's own `type` (group 1 when it is "user", else group 3), when only scalar members
+come before it (as Claude Code writes them); for a user line, group 2 says that its
+`message.content` starts with a `tool_result` block."""
+_ENVELOPE = ("id", "cwd", "branch", "started")
+
+
+class _PassOver:
+    """Decides, from a line's bytes, that reading it fully would change nothing in the plan.
+
+    Only once every session fact a line's envelope gives is known (each is first-wins), and
+    only while no empty user turn is open (when the next assistant text may be a state dump):
+    then an assistant or `turn_duration` line adds nothing, and neither does a user line whose
+    content holds a `tool_result` block (`_user_text` gives None for it; as a compaction summary
+    it would be an empty one, which changes nothing either). Lines of other types are never
+    read. Summary and title lines, and anything the patterns do not recognise, are parsed.
+    Exact for JSON lines whose objects have unique member names (RFC 8259 leaves duplicates
+    undefined; Claude Code writes none); `iter_jsonl` still parses a line that looks damaged,
+    and reports it as before.
+    """
+
+    def __init__(self, plan: ImportPlan, talk: Transcript):
+        self.plan = plan
+        self.talk = talk
+        self.version: object = None
+        self._envelope = False
+        self._model = False
+
+    def _known(self, assistant: bool) -> bool:
+        # Facts are only ever added, so once known they stay known.
+        if not self._envelope:
+            self._envelope = bool(self.version) and all(k in self.plan.session for k in _ENVELOPE)
+        if assistant and not self._model:
+            self._model = "model_used" in self.plan.session
+        return self._envelope and (self._model or not assistant)
+
+    def __call__(self, buf: bytes, start: int, end: int) -> bool:
+        found = _LINE.match(buf, start, end)
+        if found is None:
+            return False
+        if found.group(1) is not None:  # a user line: only a tool result is passed over
+            if found.group(2) is None or not self.talk.idle or not self._known(False):
+                return False
+        else:
+            kind = found.group(3)
+            if kind == b"assistant":
+                if not self.talk.idle or not self._known(True):
+                    return False
+            elif kind == b"system":
+                if not self._known(False):
+                    return False
+            elif kind in (b"summary", b"custom-title", b"user"):
+                # (A user line whose `type` comes last, after its message, lands here: read it.)
+                return False
+        return True
+
+
+def read(path: Path, progress: Progress | None = None, *, parse_all: bool = False) -> ImportPlan:
+    """Read a Claude Code transcript into a plan (`parse_all`: parse every line, for tests
+    that compare the plan with the one tool rounds passed over unparsed give)."""
+    plan = ImportPlan("claude-code", path)
+    talk = Transcript(plan, "claude-code")
+    version = None
+    over = _PassOver(plan, talk)
+    lines = iter_jsonl(path, plan, "Claude Code transcript (JSONL)", progress, None if parse_all else over)
+    for number, line in lines:
+        kind = line.get("type")
+        if kind in ("summary", "custom-title"):
+            plan.fact("title", line.get("customTitle") or line.get("summary"))
+            continue
+        if kind not in ("user", "assistant", "system") or line.get("isSidechain"):
+            continue
+        session_id = line.get("sessionId")
+        if isinstance(session_id, str):
+            plan.fact("id", f"claude-{session_id[:8].lower()}")
+        plan.fact("cwd", line.get("cwd"))
+        plan.fact("branch", line.get("gitBranch"))
+        plan.fact("started", when(line.get("timestamp")))
+        version = over.version = version or line.get("version")
+        at = when(line.get("timestamp"))
+        key = str(line.get("uuid") or f"{path.name}:{number}")
+        message = line.get("message") if isinstance(line.get("message"), dict) else {}
+        assert isinstance(message, dict)
+        if kind == "assistant":
+            model = message.get("model")
+            if isinstance(model, str) and not model.startswith("<"):
+                plan.fact("model_used", model)
+            talk.assistant(_assistant_text(message), key, at)
+        elif kind == "user":
+            if line.get("isCompactSummary"):
+                text = _user_text(message.get("content")) or ""
+                talk.summary(text, key, at, "compaction summary")
+            elif not line.get("isMeta"):
+                typed = _user_text(message.get("content"))
+                if typed is not None:
+                    talk.user(typed, key, at)
+    talk.finish()
+    if version:
+        plan.fact("agent", f"Claude Code {version}" + (f" ({plan.session['model_used']})" if "model_used" in plan.session else ""))
+    elif "model_used" in plan.session:
+        plan.fact("agent", f"Claude Code ({plan.session['model_used']})")
+    plan.session.pop("model_used", None)
+    if "title" not in plan.session and "cwd" in plan.session:
+        plan.fact("title", f"Claude Code session in {plan.session['cwd']}")
+    return plan

@@ -1,0 +1,228 @@
+"""Reading input files: JSON lines streamed one at a time, and small text files whole.
+
+A transcript can be hundreds of megabytes, so JSON lines are read one line at a time
+and only what an importer keeps stays in memory. Every refusal names the file; a bad
+line is reported with its number and the rest goes on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import queue
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from statedump.core.errors import StatedumpError
+from statedump.services.ingest.plan import ImportPlan
+
+Progress = Callable[[int, int], None]
+"""Called with (bytes read so far, total bytes) while a file is read."""
+
+MAX_TEXT_BYTES = 64 * 1024 * 1024
+"""Formats read whole (Markdown, JSON, unit files, scripts) must be smaller than this."""
+
+_SNIFF = 8192
+
+
+def check_file(path: Path, what: str) -> int:
+    """Refuse a missing path, a folder, an empty or a binary file; return the size in bytes."""
+    if path.is_dir():
+        raise StatedumpError(f"is a folder, not a {what} file", where=path, hint="name the file itself")
+    if not path.is_file():
+        raise StatedumpError("no such file", where=path)
+    size = path.stat().st_size
+    if size == 0:
+        raise StatedumpError(f"the file is empty; expected a {what} file", where=path)
+    with open(path, "rb") as fh:
+        head = fh.read(_SNIFF)
+    if b"\x00" in head:
+        raise StatedumpError(f"the file looks binary (it contains NUL bytes); expected a {what} file", where=path)
+    return size
+
+
+def read_text(path: Path, what: str) -> str:
+    """A small text file, whole, as UTF-8 (a leading BOM dropped)."""
+    size = check_file(path, what)
+    if size > MAX_TEXT_BYTES:
+        raise StatedumpError(f"the file is {size} bytes, over the {MAX_TEXT_BYTES}-byte limit for a {what} file", where=path)
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise StatedumpError(f"not valid UTF-8 (byte {err.start})", where=path, hint="save the file as UTF-8") from None
+    return text.removeprefix("\ufeff")
+
+
+def read_json(path: Path, what: str) -> Any:
+    """A whole JSON document (bare Infinity and NaN accepted, as Python writes them)."""
+    text = read_text(path, what)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise StatedumpError(
+            f"not JSON: {err.msg} at line {err.lineno}, column {err.colno}", where=path, hint=f"expected a {what} file"
+        ) from None
+
+
+_BLOCK = 4 << 20
+"""The file is read this much at a time, and lines are found in the block, not read one by
+one (larger blocks are no longer in the processor's cache when their lines are scanned)."""
+
+
+def iter_jsonl(
+    path: Path,
+    plan: ImportPlan,
+    what: str,
+    progress: Progress | None = None,
+    passed_over: Callable[[bytes, int, int], bool] | None = None,
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every line that holds a JSON object.
+
+    Blank lines are passed over; a line that is not a JSON object (cut off, mangled) goes
+    to `plan.skipped` with its number. When no line at all could be read the file is
+    refused, since it is not JSON lines.
+
+    `passed_over(buffer, start, end)` lets a reader pass over the line `buffer[start:end]`
+    without parsing it, when it can tell from the bytes that the line is a JSON object it
+    has no use for. Such a line counts as read, but only when it also looks undamaged (see
+    `_plain`); otherwise it is parsed, and reported when it is not JSON.
+    """
+    size = check_file(path, what)
+    digest = start_digest(path)
+    good = 0
+    done = 0
+    last: bytes | None = None
+    ascii_block = nul_free = True
+    with open(path, "rb", buffering=0) as fh:
+        for number, (buf, start, end) in enumerate(_lines(fh, digest), start=1):
+            done += end - start
+            if progress is not None and (number % 256 == 0 or done == size):
+                progress(done, size)
+            if passed_over is not None and passed_over(buf, start, end):
+                if buf is not last:
+                    last, ascii_block, nul_free = buf, buf.isascii(), b"\x00" not in buf
+                if _plain(buf, start, end, ascii_block, nul_free):
+                    good += 1
+                    continue
+            raw = buf[start:end]
+            if not raw.strip():
+                continue
+            try:
+                value = json.loads(raw.decode("utf-8"))
+            except UnicodeDecodeError as err:
+                plan.skip(number, f"not valid UTF-8 (byte {err.start})")
+                continue
+            except json.JSONDecodeError as err:
+                cut = " (cut off?)" if not raw.endswith(b"\n") else ""
+                plan.skip(number, f"not JSON: {err.msg}{cut}")
+                continue
+            if not isinstance(value, dict):
+                plan.skip(number, f"expected a JSON object, found {type(value).__name__}")
+                continue
+            good += 1
+            yield number, value
+    if progress is not None:
+        progress(size, size)
+    if good == 0:
+        first = plan.skipped[0].reason if plan.skipped else "no JSON object on any line"
+        raise StatedumpError(f"not a {what} file: no line could be read ({first})", where=path, hint="check the format name and the file")
+
+
+def _lines(fh: BinaryIO, digest: _Digest) -> Iterator[tuple[bytes, int, int]]:
+    """Each line as (buffer, start, end), its newline included: the file is read in large
+    blocks (each also handed to the digest), and only a line that spans two blocks is copied."""
+    rest = b""
+    while block := fh.read(_BLOCK):
+        digest.feed(block)
+        start = 0
+        if rest:
+            cut = block.find(b"\n")
+            if cut < 0:
+                rest += block
+                continue
+            line, rest = rest + block[: cut + 1], b""
+            yield line, 0, len(line)
+            start = cut + 1
+        while (cut := block.find(b"\n", start)) >= 0:
+            yield block, start, cut + 1
+            start = cut + 1
+        rest = block[start:]
+    if rest:
+        yield rest, 0, len(rest)
+    digest.close()
+
+
+def _plain(buf: bytes, start: int, end: int, ascii_block: bool, nul_free: bool) -> bool:
+    """True when a line's bytes rule out the ways a transcript line is usually damaged: it is
+    braced like an object and ends with a newline (a line cut off by a crash does not), it
+    holds no NUL (the zero-filled tail a crash can leave), and it is UTF-8 (`ascii_block`,
+    `nul_free`: what the whole buffer is known to be). Scanning for every control character
+    would cost more than the parse it saves."""
+    if not (buf.startswith(b"{", start, end) and buf.endswith(b"}\n", start, end)):
+        return False
+    if not nul_free and buf.find(b"\x00", start, end) >= 0:
+        return False
+    if not ascii_block:
+        try:
+            buf[start:end].decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+    return True
+
+
+class _Digest(threading.Thread):
+    """The sha256 of the blocks the reader hands over, computed beside it: hashlib lets
+    other threads run while it works on a block, so the digest costs the reader nothing."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self._blocks: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self._hash = hashlib.sha256()
+        self.complete = False
+        self.hexdigest: str | None = None
+        self.start()
+
+    def feed(self, block: bytes) -> None:
+        self._blocks.put(block)
+
+    def close(self) -> None:
+        """The whole file was handed over."""
+        self.complete = True
+        self._blocks.put(None)
+
+    def run(self) -> None:
+        while (block := self._blocks.get()) is not None:
+            self._hash.update(block)
+        self.hexdigest = self._hash.hexdigest()
+
+
+_digests: dict[tuple[str, int, int], _Digest] = {}
+
+
+def _stamp(path: Path) -> tuple[str, int, int]:
+    st = path.stat()
+    return (str(path.resolve()), st.st_size, st.st_mtime_ns)
+
+
+def start_digest(path: Path) -> _Digest:
+    """A digest to hand the file's blocks to as they are read; `file_digest` takes it up."""
+    digest = _digests[_stamp(path)] = _Digest()
+    return digest
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of a file: the one its reader computed when the file was read to its end and has
+    not changed since, else computed now."""
+    digest = _digests.pop(_stamp(path), None)
+    if digest is not None and digest.complete:
+        digest.join()
+        if digest.hexdigest is not None:
+            return digest.hexdigest
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(_BLOCK):
+            h.update(block)
+    return h.hexdigest()

@@ -1,0 +1,161 @@
+"""opencode sessions: `opencode export <id>` JSON, or the `opencode.db` SQLite store.
+
+Both hold a session's info and its messages with their parts. Text parts of user
+messages become instructions (the message id as source); a user message that carries a
+`compaction` part asks for a summary, and the assistant message marked `summary: true`
+holds it: it is imported as Markdown and becomes a checkpoint. An empty user message
+followed by a state dump is a checkpoint too. From the database the most recently updated
+top-level session is read; the report names the others.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from statedump.core.errors import StatedumpError
+from statedump.services.ingest.jsonl import Progress, check_file, read_json
+from statedump.services.ingest.plan import ImportPlan
+from statedump.services.ingest.transcript import Transcript, when
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+Message = tuple[dict[str, Any], list[dict[str, Any]]]
+
+
+def _info(plan: ImportPlan, info: dict[str, Any]) -> None:
+    sid = info.get("id")
+    if isinstance(sid, str):
+        plan.fact("id", sid.lower().replace("_", "-")[:40])
+    plan.fact("title", info.get("title"))
+    plan.fact("cwd", info.get("directory"))
+    time = info.get("time") if isinstance(info.get("time"), dict) else {}
+    assert isinstance(time, dict)
+    plan.fact("started", when(time.get("created")))
+    if info.get("version"):
+        plan.fact("agent", f"opencode {info['version']}")
+
+
+def _text(parts: list[dict[str, Any]]) -> str:
+    return "\n\n".join(str(p.get("text", "")) for p in parts if p.get("type") == "text" and not p.get("synthetic") and not p.get("ignored"))
+
+
+def _walk(plan: ImportPlan, messages: Iterator[Message], progress: Progress | None, total: int) -> None:
+    talk = Transcript(plan, "opencode")
+    model = None
+    for count, (info, parts) in enumerate(messages, start=1):
+        if progress is not None and count % 100 == 0:
+            progress(count, max(total, count))
+        role = info.get("role")
+        key = str(info.get("id") or f"message {count}")
+        time = info.get("time") if isinstance(info.get("time"), dict) else {}
+        assert isinstance(time, dict)
+        at = when(time.get("created"))
+        if role == "user":
+            chosen = info.get("model")
+            if isinstance(chosen, dict) and chosen.get("modelID"):
+                model = model or f"{chosen.get('providerID', '')}/{chosen['modelID']}".strip("/")
+            if any(p.get("type") == "compaction" for p in parts):
+                continue  # the request for a summary, not the person's words
+            talk.user(_text(parts), key, at)
+        elif role == "assistant":
+            if info.get("summary") is True:
+                talk.summary(_text(parts), key, at, "compaction summary")
+            else:
+                talk.assistant(_text(parts), key, at)
+    talk.finish()
+    if model:
+        current = plan.session.get("agent")
+        plan.session["agent"] = f"{current} ({model})" if current else f"opencode ({model})"
+    if progress is not None:
+        progress(total, total)
+
+
+def _from_export(plan: ImportPlan, data: Any, progress: Progress | None) -> None:
+    if not isinstance(data, dict) or not isinstance(data.get("info"), dict) or not isinstance(data.get("messages"), list):
+        raise StatedumpError(
+            "not an opencode export: expected {info, messages: [...]}", where=plan.path, hint="use `opencode export <session>`"
+        )
+    _info(plan, data["info"])
+
+    def messages() -> Iterator[Message]:
+        for n, entry in enumerate(data["messages"], start=1):
+            if not isinstance(entry, dict) or not isinstance(entry.get("info"), dict):
+                plan.skip(n, "message without info")
+                continue
+            parts = [p for p in entry.get("parts") or [] if isinstance(p, dict)]
+            yield entry["info"], parts
+
+    _walk(plan, messages(), progress, len(data["messages"]))
+
+
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+
+
+def _from_db(plan: ImportPlan, path: Path, progress: Progress | None) -> None:
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as err:
+        raise StatedumpError(f"cannot open the database: {err}", where=path) from None
+    try:
+        if not {"id", "title"} <= _columns(db, "session") or "data" not in _columns(db, "message"):
+            raise StatedumpError("not an opencode database (no session / message tables)", where=path)
+        cols = _columns(db, "session")
+        where = "WHERE parent_id IS NULL" if "parent_id" in cols else ""
+        order = "time_updated" if "time_updated" in cols else "id"
+        picked = ["id", "title", *(c for c in ("directory", "version", "time_created", "time_updated") if c in cols)]
+        rows = db.execute(f"SELECT {', '.join(picked)} FROM session {where} ORDER BY {order} DESC, id DESC").fetchall()  # noqa: S608
+        if not rows:
+            raise StatedumpError("the database holds no session", where=path)
+        row = dict(zip(picked, rows[0], strict=True))
+        if len(rows) > 1:
+            plan.notes.append(f"read session {row['id']} (the most recently updated) of {len(rows)} in the database")
+        _info(
+            plan,
+            {
+                "id": row["id"],
+                "title": row["title"],
+                "directory": row.get("directory"),
+                "version": row.get("version"),
+                "time": {"created": row.get("time_created")},
+            },
+        )
+        total = db.execute("SELECT count(*) FROM message WHERE session_id = ?", (row["id"],)).fetchone()[0]
+
+        def messages() -> Iterator[Message]:
+            cursor = db.execute("SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id", (row["id"],))
+            for mid, data in cursor:
+                try:
+                    info = {**json.loads(data), "id": mid, "sessionID": row["id"]}
+                    parts = [
+                        {**json.loads(pdata), "id": pid}
+                        for pid, pdata in db.execute("SELECT id, data FROM part WHERE message_id = ? ORDER BY id", (mid,))
+                    ]
+                except json.JSONDecodeError as err:
+                    plan.skip(0, f"message {mid}: data is not JSON ({err.msg})")
+                    continue
+                yield info, parts
+
+        _walk(plan, messages(), progress, int(total))
+    except sqlite3.DatabaseError as err:
+        raise StatedumpError(f"cannot read the database: {err}", where=path) from None
+    finally:
+        db.close()
+
+
+def read(path: Path, progress: Progress | None = None) -> ImportPlan:
+    """Read an opencode export or database into a plan."""
+    plan = ImportPlan("opencode", path)
+    if path.is_file():
+        with open(path, "rb") as fh:
+            magic = fh.read(len(_SQLITE_MAGIC))
+        if magic == _SQLITE_MAGIC:
+            _from_db(plan, path, progress)
+            return plan
+    check_file(path, "opencode export (JSON)")
+    _from_export(plan, read_json(path, "opencode export (JSON)"), progress)
+    return plan

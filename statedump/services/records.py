@@ -1,0 +1,117 @@
+"""Building a record from loose input: command-line flags, a YAML text, an edited file.
+
+One function serves the CLI, the MCP server and the TUI, so every face refuses bad
+input with the same message.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from statedump.core import codec
+from statedump.core.clock import now
+from statedump.core.errors import StatedumpError, from_validation
+from statedump.core.store.store import Store, check_id, slugify
+from statedump.models import KINDS, RELATIONS, RecordBase
+
+
+def parse_field(item: str) -> tuple[str, Any]:
+    """`key=value` -> (key, value); the value is read as YAML so lists, numbers and booleans work."""
+    key, sep, raw = item.partition("=")
+    if not sep or not key.strip():
+        raise StatedumpError(f"--field {item!r} is not key=value", where="--field", hint="e.g. --field choice='BF16 KV cache'")
+    try:
+        value = codec.parse_yaml(f"v: {raw}".encode(), "--field").get("v") if raw.strip() else ""
+    except StatedumpError:
+        value = raw
+    return key.strip(), raw if isinstance(value, datetime) else value
+
+
+def parse_link(item: str) -> tuple[str, str]:
+    """`REL:ID` -> (relation, id)."""
+    rel, sep, target = item.partition(":")
+    if not sep or rel not in RELATIONS:
+        raise StatedumpError(f"--link {item!r} is not REL:ID", where="--link", hint=f"REL is one of: {', '.join(RELATIONS)}")
+    return rel, check_id(target.strip(), "--link")
+
+
+def _set_path(data: dict[str, Any], key: str, value: Any) -> None:
+    # `--field environment.tp=8` reaches into a mapping field.
+    parts = key.split(".")
+    target = data
+    for part in parts[:-1]:
+        target = target.setdefault(part, {})
+        if not isinstance(target, dict):
+            raise StatedumpError(f"--field {key}: {part} is not a mapping", where="--field")
+    target[parts[-1]] = value
+
+
+def build(
+    kind: str,
+    *,
+    base: dict[str, Any] | None = None,
+    fields: dict[str, Any] | None = None,
+    links: list[tuple[str, str]] | None = None,
+    record_id: str | None = None,
+    where: str = "arguments",
+) -> tuple[RecordBase, bool]:
+    """Validate input as a record of `kind`. Returns the record and whether its id was made up
+    from the title (so the store may add a suffix if it is taken)."""
+    if kind not in KINDS:
+        raise StatedumpError(f"unknown kind {kind!r}", where="KIND", hint=f"use one of: {', '.join(KINDS)}")
+    data: dict[str, Any] = dict(base or {})
+    for key, value in (fields or {}).items():
+        if value is not None:
+            _set_path(data, key, value)
+    if data.get("kind", kind) != kind:
+        raise StatedumpError(f"field 'kind' is {data['kind']!r}, not {kind!r}", where=where)
+    data["kind"] = kind
+    for rel, target in links or []:
+        data.setdefault("links", {}).setdefault(rel, [])
+        if target not in data["links"][rel]:
+            data["links"][rel].append(target)
+    made_up = False
+    if record_id is not None:
+        data["id"] = check_id(record_id)
+    elif data.get("id") is None:
+        title = data.get("title")
+        if not isinstance(title, str) or not title.strip():
+            raise StatedumpError("a record needs a title", where=where, hint="pass --title '...'")
+        data["id"] = slugify(title)
+        made_up = True
+    if "at" not in data:
+        data["at"] = now()
+    if "status" not in data:
+        data["status"] = KINDS[kind].model_fields["status"].default
+    try:
+        return KINDS[kind].model_validate(data), made_up
+    except ValidationError as err:
+        raise from_validation(err, where, kind=kind, fields=list(KINDS[kind].model_fields)) from None
+
+
+def with_status(current: RecordBase, new_status: str) -> RecordBase:
+    """The record moved to `new_status`, which must be in its kind's closed set."""
+    allowed = type(current).STATUSES
+    if new_status not in allowed:
+        raise StatedumpError(f"{new_status!r} is not a {current.kind} status", where="STATUS", hint=f"use one of: {', '.join(allowed)}")
+    return type(current).model_validate({**current.model_dump(), "status": new_status})
+
+
+def set_status(
+    store: Store, session: str, record_id: str, new_status: str, source: str | None = None
+) -> tuple[RecordBase, RecordBase, str | None]:
+    """Change a record's status and commit it: (before, after, commit or None when unchanged)."""
+    current = store.get(session, record_id)
+    record = with_status(current, new_status)
+    return current, record, store.put(session, record, action=f"status {new_status}", source=source)
+
+
+def to_json(record: RecordBase) -> dict[str, Any]:
+    """A record as JSON-ready data (infinity becomes the string "inf")."""
+    data = record.model_dump(mode="json", exclude_none=True, exclude_defaults=False)
+    out: dict[str, Any] = json.loads(json.dumps(data, default=str))
+    return out

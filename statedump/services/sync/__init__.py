@@ -1,0 +1,206 @@
+"""Sharing a store through a git remote: fetch, rebase local commits onto the remote
+branch, push. statedump runs no server; any git remote will do.
+
+Records are one file each, so two people adding records touch different files and
+rebase cleanly. Two cases need statedump's help, and both are settled without ever
+leaving the repository mid-rebase:
+
+- The same id added on both sides with different content. Before rebasing, the local
+  commits are rewritten so that the local record takes the id `<id>-<sha>` (the short
+  sha of the local commit that added it, unique across clones) and every record changed
+  locally that links to the old id links to the new one.
+- The same record changed on both sides. git is told not to merge record files line by
+  line (a merged YAML file can be wrong in ways no conflict marker shows); the remote
+  version stays in place and the local one is committed as a copy under
+  `conflicts/<session>/...`, where no loader looks. Nothing is pushed until the user has
+  resolved it and removed the copy.
+
+Dump tags travel too: `refs/tags/dump/*` are fetched and pushed. A local dump whose
+number was meanwhile taken on the remote by another dump is renumbered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from statedump.core.errors import StatedumpError
+from statedump.core.store.store import Store
+from statedump.services.sync.conflicts import CONFLICTS, Conflict, conflict_line, rebase_keeping_both
+from statedump.services.sync.ids import Renamed, collisions, rename_locally
+from statedump.services.sync.plumbing import in_progress, lines, ref_exists
+from statedump.services.sync.tags import REMOTE_DUMPS, adopt_dumps, tag_objects
+
+if TYPE_CHECKING:
+    import git
+
+__all__ = ["Conflict", "Renamed", "SyncResult", "sync"]
+
+BACKUP_REF = "refs/statedump/pre-sync"
+"""The branch as it was before the last sync that rewrote it."""
+ATTEMPTS = 3
+
+
+@dataclass
+class SyncResult:
+    """What one sync did."""
+
+    remote: str
+    branch: str
+    fetched: int = 0
+    rebased: int = 0
+    pushed: bool = False
+    tags_pushed: list[str] = field(default_factory=list)
+    renamed: list[Renamed] = field(default_factory=list)
+    renumbered: list[tuple[str, str]] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """The report for a person, one line per fact."""
+        where = f"{self.remote}/{self.branch}"
+        out = [f"fetched {self.fetched} new commit(s) from {where}"]
+        if self.rebased:
+            out.append(f"replayed {self.rebased} local commit(s) on top of {where}")
+        for r in self.renamed:
+            out.append(
+                f"renamed {r.kind} {r.old} -> {r.new}: the id was also added on {self.remote} with other content; "
+                "your records that linked to it now link to the new id"
+            )
+        for old, new in self.renumbered:
+            out.append(f"renumbered dump {old} -> {new}: the number was taken on {self.remote}")
+        for c in self.conflicts:
+            out.append(conflict_line(c, self.remote))
+        if self.conflicts:
+            out.append("nothing was pushed; after resolving, run `statedump sync` again")
+        elif self.pushed:
+            tags = f" and {len(self.tags_pushed)} dump tag(s)" if self.tags_pushed else ""
+            out.append(f"pushed {self.branch}{tags} to {self.remote}")
+        else:
+            out.append("nothing to push")
+        return out
+
+
+def _check_ready(store: Store) -> None:
+    repo = store.git.repo
+    gd = Path(repo.git_dir)
+    if in_progress(repo) or (gd / "MERGE_HEAD").exists() or (gd / "CHERRY_PICK_HEAD").exists():
+        raise StatedumpError("a git rebase or merge is in progress", where=store.root, hint="finish or abort it with git first")
+    if repo.head.is_detached:
+        raise StatedumpError("HEAD is detached", where=store.root, hint="check out the store's branch (e.g. `git switch main`)")
+    dirty = lines(repo.git.status("--porcelain", "--untracked-files=no"))
+    if dirty:
+        raise StatedumpError(
+            f"uncommitted changes ({dirty[0][3:]}{' and more' if len(dirty) > 1 else ''})",
+            where=store.root,
+            hint="commit or discard them first; statedump commits its own writes",
+        )
+    pending = lines(repo.git.ls_files("--", CONFLICTS))
+    if pending:
+        raise StatedumpError(
+            f"unresolved conflict copies: {', '.join(pending)}",
+            where=store.root,
+            hint="bring your changes in with `statedump edit ID`, `git rm` the copies and commit, then sync again",
+            status=1,
+        )
+
+
+def _pick_remote(repo: git.Repo, name: str | None, branch: str) -> str:
+    remotes = [r.name for r in repo.remotes]
+    if name is not None:
+        if name not in remotes:
+            known = ", ".join(remotes) or "none"
+            raise StatedumpError(f"no git remote {name!r}", where="--remote", hint=f"remotes: {known}; add one with `git remote add`")
+        return name
+    configured = str(repo.git.config("--get", f"branch.{branch}.remote", with_exceptions=False)).strip()
+    if configured in remotes:
+        return configured
+    if "origin" in remotes:
+        return "origin"
+    if len(remotes) == 1:
+        return remotes[0]
+    if not remotes:
+        raise StatedumpError("the store has no git remote", where=str(repo.working_dir), hint="add one: `git remote add origin URL`")
+    raise StatedumpError("the store has several remotes", where="--remote", hint=f"pick one of: {', '.join(remotes)}")
+
+
+def _remote_branch(repo: git.Repo, branch: str) -> str:
+    merge = repo.git.config("--get", f"branch.{branch}.merge", with_exceptions=False).strip()
+    return merge.removeprefix("refs/heads/") or branch
+
+
+def _once(store: Store, remote: str, branch: str, upstream: str) -> SyncResult:
+    import git
+
+    repo = store.git.repo
+    result = SyncResult(remote, upstream)
+    repo.git.fetch(
+        "--no-tags", "--prune", remote, f"+refs/heads/*:refs/remotes/{remote}/*", f"+refs/tags/dump/*:{REMOTE_DUMPS}/{remote}/dump/*"
+    )
+    result.renumbered = adopt_dumps(repo, remote)
+    tracking = f"refs/remotes/{remote}/{upstream}"
+    env = store.git.identity_env()  # statedump's fallback identity when git has none
+    local = repo.git.rev_parse("HEAD")
+    if ref_exists(repo, tracking):
+        try:
+            base = repo.git.merge_base(local, tracking)
+        except git.GitCommandError:
+            raise StatedumpError(
+                f"the store and {remote}/{upstream} share no history",
+                where=store.root,
+                hint="clone the remote (`git clone URL`) instead of starting a store with `statedump init`",
+            ) from None
+        result.fetched = int(repo.git.rev_list("--count", f"{base}..{tracking}"))
+        result.rebased = int(repo.git.rev_list("--count", f"{base}..{local}"))
+        if result.fetched and result.rebased:
+            repo.git.update_ref(BACKUP_REF, local)
+            try:
+                result.renamed = collisions(repo, base, local, tracking)
+                if result.renamed:
+                    repo.git.reset("--quiet", "--keep", rename_locally(store, base, local, result.renamed))
+                result.conflicts = rebase_keeping_both(store, tracking, env, remote)
+            except BaseException:
+                if in_progress(repo):
+                    repo.git.rebase("--abort")
+                repo.git.reset("--quiet", "--keep", local)
+                raise
+        elif result.fetched:
+            repo.git.merge("--quiet", "--ff-only", tracking)
+    if result.conflicts:
+        return result
+    theirs = tag_objects(repo, f"{REMOTE_DUMPS}/{remote}/")
+    mine = tag_objects(repo, "refs/tags/")
+    result.tags_pushed = sorted(n for n, o in mine.items() if n.startswith("dump/") and theirs.get(n) != o)
+    ahead = not ref_exists(repo, tracking) or int(repo.git.rev_list("--count", f"{tracking}..HEAD")) > 0
+    if ahead or result.tags_pushed:
+        upstream_set = bool(repo.git.config("--get", f"branch.{branch}.merge", with_exceptions=False).strip())
+        args = ["--atomic", "--no-verify", "--quiet", *([] if upstream_set else ["--set-upstream"]), remote]
+        repo.git.push(*args, f"HEAD:refs/heads/{upstream}", "refs/tags/dump/*:refs/tags/dump/*")
+        result.pushed = True
+    return result
+
+
+def sync(store: Store, remote: str | None = None) -> SyncResult:
+    """Fetch from `remote`, replay local commits on top of its branch, and push, with dump tags.
+
+    Raises StatedumpError when the store is not ready (changes not committed, a rebase in
+    progress, unresolved conflict copies) or git fails; the branch is then where it was.
+    """
+    import git
+
+    repo = store.git.repo
+    with store.lock():
+        _check_ready(store)
+        branch = repo.active_branch.name
+        name = _pick_remote(repo, remote, branch)
+        upstream = _remote_branch(repo, branch)
+        for attempt in range(ATTEMPTS):
+            try:
+                return _once(store, name, branch, upstream)
+            except git.GitCommandError as err:
+                detail = [line.strip().removeprefix("stderr: ").strip("'").strip() for line in lines(err.stderr or str(err))]
+                rejected = any("rejected" in line or "fetch first" in line for line in detail)
+                if rejected and attempt + 1 < ATTEMPTS:
+                    continue  # someone pushed between our fetch and push: fetch again
+                raise StatedumpError(f"git failed: {detail[-1] if detail else err}", where=store.root, status=1) from None
+    raise AssertionError("unreachable")
