@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from statedump.core import codec
-from statedump.core.store.store import SESSIONS, Store, commit_message
+from statedump.core.store.store import Store, commit_message
+from statedump.core.layout import SESSIONS
 from statedump.models import KINDS, RecordBase, Session
 
 SESSION = "bench"

@@ -80,7 +80,7 @@ def session_new(
 
     from statedump.core.clock import now
     from statedump.core.errors import from_validation
-    from statedump.core.store.store import check_id
+    from statedump.core.layout import check_id
     from statedump.models import Session
 
     store = open_store(store_path)

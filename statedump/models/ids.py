@@ -31,3 +31,28 @@ def id_problem(value: str) -> str | None:
     if value.split(".")[0] in _RESERVED:
         return f"'{value}' is a reserved file name on some systems"
     return None
+
+
+def slug_words(text: str, limit: int) -> str:
+    """`text` as lowercase words joined by `-`, at most `limit` characters.
+
+    A longer text is cut at the last word that fits, so slugs read as words, as adr-tools' file
+    names do; where that would keep less than half the limit (one very long word), the word is
+    cut instead."""
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    if len(slug) > limit:
+        window = slug[: limit + 1]  # one more: a word that ends right at the limit is kept whole
+        cut = window.rsplit("-", 1)[0] if "-" in window else ""
+        slug = cut if len(cut) * 2 >= limit else slug[:limit].rstrip("-")
+    return slug
+
+
+def slugify(text: str, limit: int = 48, fallback: str = "record") -> str:
+    """A readable, safe id from a title: `BF16 KV cache instead of FP8` -> `bf16-kv-cache-instead-of-fp8`."""
+    slug = slug_words(text, min(limit, ID_MAX)) or fallback
+    return slug if id_problem(slug) is None else f"r-{slug}"[:limit].rstrip("-")
+
+
+def with_suffix(record_id: str, suffix: str) -> str:
+    """`record_id` with `suffix` added, cut so that the whole stays within `ID_MAX`."""
+    return record_id[: ID_MAX - len(suffix)].rstrip("-._") + suffix

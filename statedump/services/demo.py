@@ -7,7 +7,8 @@ from pathlib import Path
 
 from statedump.core import codec
 from statedump.core.errors import StatedumpError
-from statedump.core.store.store import SESSION_FILE, Store
+from statedump.core.layout import SESSION_FILE
+from statedump.core.store.store import Store
 from statedump.models.state import SessionState
 from statedump.services.refs import tag_dump
 

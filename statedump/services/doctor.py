@@ -16,7 +16,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from statedump.core.store.store import SESSIONS, Store
+from statedump.core.layout import SESSIONS
+from statedump.core.store.store import Store
 
 GIT_LOCKS = ("index.lock", "HEAD.lock", "config.lock")
 STALE_AFTER = 60.0

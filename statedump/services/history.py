@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal
 
 from statedump.core.errors import StatedumpError
 from statedump.core.git.gateway import Commit
-from statedump.core.store.store import SESSION_FILE, SESSIONS, Store, check_id
+from statedump.core.layout import RecordRef, record_path, record_paths, session_path
+from statedump.core.store.store import Store
 from statedump.models.ids import KIND_NAMES as KINDS
 
 if TYPE_CHECKING:
@@ -77,18 +77,11 @@ class Entry:
         return self.sha[:10]
 
 
-def _record_from_path(path: str) -> str | None:
-    parts = PurePosixPath(path).parts
-    if len(parts) == 4 and parts[0] == SESSIONS and parts[3] != SESSION_FILE and parts[3].endswith(".yaml"):
-        return f"{parts[2]}/{parts[3][: -len('.yaml')]}"
-    return None
-
-
 def _entry(commit: Commit, paths: tuple[str, ...], session: str) -> Entry:
     t = commit.trailers
     record = t.get("Statedump-Record")
     if record is None:
-        found = [r for r in (_record_from_path(p) for p in paths) if r]
+        found = [ref.key for ref in map(RecordRef.parse, paths) if ref]
         record = found[0] if len(found) == 1 else None
     return Entry(
         sha=commit.sha,
@@ -100,18 +93,6 @@ def _entry(commit: Commit, paths: tuple[str, ...], session: str) -> Entry:
         session=t.get("Statedump-Session", session),
         paths=paths,
     )
-
-
-def record_paths(session: str, record_id: str) -> list[str]:
-    """The record's file in every kind folder, as literal paths, so that kind changes stay in its
-    history (the log index can answer those; a wildcard would make git walk every commit's kind
-    folders, a second in a long history)."""
-    return [record_path(session, kind, record_id) for kind in KINDS]
-
-
-def record_path(session: str, kind: str, record_id: str) -> str:
-    """The repository path of a record's file in one kind folder."""
-    return f"{SESSIONS}/{check_id(session, 'session')}/{kind}/{check_id(record_id)}.yaml"
 
 
 def _born_here(rows: list[tuple[Commit, tuple[str, ...]]], record: str) -> bool:
@@ -145,8 +126,7 @@ def session_log(store: Store, session: str, limit: int | None = None) -> list[En
     """Every commit that changed the session's files, newest first, at most `limit`."""
     if limit is not None and limit < 1:
         raise StatedumpError(f"--limit must be at least 1, not {limit}", where="--limit")
-    folder = f"{SESSIONS}/{check_id(session, 'session')}/"
-    return [_entry(c, p, session) for c, p in store.git.log([folder], limit=limit)]
+    return [_entry(c, p, session) for c, p in store.git.log([f"{session_path(session)}/"], limit=limit)]
 
 
 def record_at(store: Store, rev: str, session: str, record_id: str, likely: str | None = None) -> RecordBase | None:
@@ -155,12 +135,12 @@ def record_at(store: Store, rev: str, session: str, record_id: str, likely: str 
     look costs a read of that folder's tree)."""
     from statedump.core import codec
 
-    base = f"{SESSIONS}/{check_id(session, 'session')}"
     for kind in sorted(KINDS, key=lambda k: k != likely):
-        data = store.git.file_at(rev, f"{base}/{kind}/{check_id(record_id)}.yaml")
+        path = record_path(session, kind, record_id)
+        data = store.git.file_at(rev, path)
         if data is not None:
             try:
-                return codec.load_record(data, f"{base}/{kind}/{record_id}.yaml@{rev[:10]}", kind)
+                return codec.load_record(data, f"{path}@{rev[:10]}", kind)
             except StatedumpError:
                 return None
     return None

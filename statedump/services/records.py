@@ -15,8 +15,10 @@ from pydantic import ValidationError
 from statedump.core import codec
 from statedump.core.clock import now
 from statedump.core.errors import StatedumpError, from_validation
-from statedump.core.store.store import Store, check_id, slugify
+from statedump.core.layout import check_id
+from statedump.core.store.store import Store
 from statedump.models import KINDS, RELATIONS, RecordBase
+from statedump.models.ids import slugify
 
 
 def parse_field(item: str) -> tuple[str, Any]:

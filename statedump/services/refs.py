@@ -63,8 +63,8 @@ def make_dump(store: Store, session: str, message: str | None = None) -> tuple[D
     reproduce what was rendered.
     """
     from statedump.core.clock import fixed
+    from statedump.core.layout import SESSIONS
     from statedump.core.render import render_markdown
-    from statedump.core.store.store import SESSIONS
 
     folder = f"{SESSIONS}/{session}/"
     dirty = store.git.dirty([folder])

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from statedump.core.errors import StatedumpError
-from statedump.core.store.store import SESSION_FILE, Store
+from statedump.core.layout import SESSION_FILE
+from statedump.core.store.store import Store
 from statedump.models.state import SessionState
 
 

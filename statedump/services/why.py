@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from statedump.core.errors import StatedumpError
+from statedump.core.layout import RecordRef, record_path
 from statedump.core.store.store import Store
 from statedump.models import Command, Decision, Enforcement, Instruction, RecordBase
 from statedump.models.state import SessionState
 from statedump.services.check import actual_values, carries, decision_findings
 from statedump.services.flags import parse_command
-from statedump.services.history import Entry, describe_change, entry_json, record_at, record_log, record_path, record_paths
+from statedump.services.history import Entry, describe_change, entry_json, record_at, record_log
 
 _STATUS_RANK = {"accepted": 0, "proposed": 1, "superseded": 2, "rejected": 3}
 # Statuses that mean a linked record no longer supports what links to it.
@@ -178,13 +179,21 @@ def needs_review(
         # decision: a ranged log over several kind folders walks thousands of trees (0.4 s in a
         # 10,000-commit store), while reading a few files at one commit costs milliseconds.
         before_of = {rid: record_at(store, since, session, rid, _kind(state.get(rid))) for rid in ids}
-        suspects = [rid for rid in ids if state.get(rid) is None or describe_change(before_of[rid], state.get(rid)) is not None]
-        later = store.git.log(_paths(session, suspects, state), since=since) if suspects else []
+        # A record that did not exist at the decision (a dangling link, or one added later)
+        # has no change to date; asking git about it would walk the whole history for nothing.
+        suspects = {
+            rid: (now or before).kind
+            for rid, before, now in ((rid, before_of[rid], state.get(rid)) for rid in ids)
+            if before is not None and describe_change(before, now) is not None
+        }
+        paths = [record_path(session, kind, rid) for rid, kind in suspects.items()]
+        later = store.git.log(paths, since=since) if paths else []
         seen: set[str] = set()
-        for commit, paths in later:  # newest first: the first commit seen for a record is its latest change
-            for path in paths:
-                rid = path.rsplit("/", 1)[-1].removesuffix(".yaml")
-                if rid in seen or rid not in ids:
+        for commit, touched in later:  # newest first: the first commit seen for a record is its latest change
+            for path in touched:
+                ref = RecordRef.parse(path)
+                rid = ref.id if ref else ""
+                if rid in seen or rid not in suspects:
                     continue
                 seen.add(rid)
                 before = before_of[rid]
@@ -211,21 +220,6 @@ def needs_review(
 
 def _kind(record: RecordBase | None) -> str | None:
     return record.kind if record is not None else None
-
-
-def _paths(session: str, ids: list[str], state: SessionState) -> list[str]:
-    """Pathspecs for the linked records' files: the literal path of the kind each record is in
-    now (every kind folder costs git ten times as much in a long history), every kind folder
-    only for a record that is gone. A record that changed kind since is still seen:
-    the commit that moved it wrote its file in the kind folder it is in now."""
-    out: list[str] = []
-    for rid in ids:
-        rec = state.get(rid)
-        if rec is not None:
-            out.append(record_path(session, rec.kind, rid))
-        else:
-            out += record_paths(session, rid)
-    return out
 
 
 def _role(decision: Decision, rid: str) -> str:

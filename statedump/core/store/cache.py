@@ -30,12 +30,12 @@ import hashlib
 import os
 import pickle
 import time
-from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from statedump.core.errors import StatedumpError
+from statedump.core.layout import session_file
+from statedump.core.store.reader import parse_record, read_bytes, scan_records
 from statedump.models import KINDS, RecordBase, Session
 
 VERSION = 2
@@ -131,33 +131,24 @@ def _write(path: Path, entries: _Entries) -> None:
         os.replace(tmp, path)
 
 
-def _files(folder: Path) -> Iterator[tuple[str, str, os.DirEntry[str]]]:
-    """(kind, file name, entry) of every record file under a session folder, in a stable order."""
-    for kind in KINDS:
-        try:
-            entries = sorted(os.scandir(folder / kind), key=lambda e: e.name)
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        for entry in entries:
-            if entry.name.endswith(".yaml") and not entry.name.startswith("."):
-                yield kind, entry.name, entry
+def load_state(root: Path, session: str) -> tuple[Session, list[RecordBase]]:
+    """A session's metadata and every record in the working tree, each taken from the cache
+    when its file is unchanged, else read by the one parse step (`reader.parse_record`).
 
-
-def load_state(root: Path, session: str, session_file: str = "session.yaml") -> tuple[Session, list[RecordBase]]:
-    """A session's metadata and every record in the working tree, parsed or taken from the cache.
-
-    Raises the same StatedumpError as parsing would for the first bad file.
+    Raises the same StatedumpError as reading without the cache would, for the first bad file.
     """
-    folder = root / "sessions" / session
     path = cache_path(root, session)
     old = _read(path)
     new: _Entries = {}
     settled = time.time_ns() - RACY_NS
     changed = False
 
-    def fresh(rel: str, st: os.stat_result) -> tuple[_Key, Any] | None:
-        cached = old.get(rel)
-        return cached if cached is not None and cached[0] == _key(st) else None
+    def cached(rel: str, st: os.stat_result, expected: type) -> Any:
+        hit = old.get(rel)
+        if hit is not None and hit[0] == _key(st) and type(hit[1]) is expected:
+            new[rel] = hit
+            return hit[1]
+        return None
 
     def keep(rel: str, st: os.stat_result, value: RecordBase | Session) -> None:
         nonlocal changed
@@ -165,35 +156,21 @@ def load_state(root: Path, session: str, session_file: str = "session.yaml") -> 
             new[rel] = (_key(st), value)
             changed = True
 
-    rel = f"sessions/{session}/{session_file}"
-    meta_path = folder / session_file
-    st = os.stat(meta_path)
-    cached = fresh(rel, st)
-    if cached is not None and type(cached[1]) is Session:
-        meta: Session = cached[1]
-        new[rel] = cached
-    else:
+    rel = session_file(session)
+    st = os.stat(root / rel)
+    meta: Session | None = cached(rel, st, Session)
+    if meta is None:
         from statedump.core import codec  # PyYAML only when a file has to be parsed
 
-        meta = codec.load_session(meta_path.read_bytes(), rel)
+        meta = codec.load_session(read_bytes(root / rel), rel)
         keep(rel, st, meta)
 
     records: list[RecordBase] = []
-    for kind, name, entry in _files(folder):
-        rel = f"sessions/{session}/{kind}/{name}"
-        if not entry.is_file():
-            raise StatedumpError("expected a record file, found a folder", where=rel)
+    for rel, entry in scan_records(root, session):
         st = entry.stat()
-        cached = fresh(rel, st)
-        if cached is not None and type(cached[1]) is KINDS[kind]:
-            record = cached[1]
-            new[rel] = cached
-        else:
-            with open(entry.path, "rb") as fh:
-                raw = fh.read()
-            from statedump.core import codec
-
-            record = _checked(codec.record_from_data(codec.parse_yaml(raw, rel), rel, kind), name, rel)
+        record: RecordBase | None = cached(rel, st, KINDS[rel.rsplit("/", 2)[1]])
+        if record is None:
+            record = parse_record(read_bytes(entry.path), rel)
             keep(rel, st, record)
         records.append(record)
     if path is not None and (changed or new.keys() != old.keys()):
@@ -204,12 +181,3 @@ def load_state(root: Path, session: str, session_file: str = "session.yaml") -> 
 def load_records(root: Path, session: str) -> list[RecordBase]:
     """Every record of a session in the working tree (see `load_state`)."""
     return load_state(root, session)[1]
-
-
-def _checked(record: RecordBase, name: str, rel: str) -> RecordBase:
-    stem = name[: -len(".yaml")]
-    if record.id != stem:
-        raise StatedumpError(
-            f"field 'id' is {record.id!r} but the file is named {stem}.yaml", where=rel, hint="rename the file or fix the id"
-        )
-    return record

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -23,9 +22,11 @@ from typing import TYPE_CHECKING, NoReturn
 from statedump.core.clock import fixed
 from statedump.core.errors import StatedumpError
 from statedump.core.git.gateway import Git, find_worktree
+from statedump.core.layout import SESSION_FILE, SESSIONS, RecordRef, check_id, record_path, session_path
+from statedump.core.store.files import write_atomic
 from statedump.core.store.lock import store_lock
+from statedump.core.store.reader import parse_record, read_bytes, scan_records
 from statedump.models.ids import KIND_NAMES as KINDS
-from statedump.models.ids import id_problem
 
 if TYPE_CHECKING:
     from statedump.models import RecordBase, Session
@@ -35,35 +36,8 @@ if TYPE_CHECKING:
 # used: commands that only look at paths and history (`log`) never need them, and they
 # are most of a short command's start-up time.
 
-SESSIONS = "sessions"
 JOURNAL = "statedump-journal.json"
-SESSION_FILE = "session.yaml"
 ENV_STORE = "STATEDUMP_STORE"
-
-
-def check_id(value: str, what: str = "id") -> str:
-    """Refuse an unsafe id with one clear message."""
-    problem = id_problem(value)
-    if problem:
-        raise StatedumpError(f"{what} {value!r} is not safe: {problem}", where=what, hint="choose a short lowercase slug")
-    return value
-
-
-def slugify(text: str, limit: int = 48) -> str:
-    """A readable id from a title: `BF16 KV cache instead of FP8` -> `bf16-kv-cache-instead-of-fp8`."""
-    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    slug = slug[:limit].rstrip("-") or "record"
-    return slug if id_problem(slug) is None else f"r-{slug}"[:limit]
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 def commit_message(action: str, record: RecordBase | None, session: str, source: str | None, subject: str | None = None) -> str:
@@ -121,17 +95,17 @@ class Store:
         git = Git.init(path)
         written = write_schemas(path / "schemas")
         keep = path / SESSIONS / ".gitkeep"
-        _atomic_write(keep, b"")
+        write_atomic(keep, b"")
         paths = [str(p.relative_to(path)) for p in [*written, keep]]
         git.commit(paths, "statedump: init store\n\nStatedump-Action: init\n", when or fixed())
         return cls(path)
 
     # -- paths --------------------------------------------------------------
     def session_dir(self, session: str) -> Path:
-        return self.root / SESSIONS / check_id(session, "session")
+        return self.root / session_path(session)
 
     def record_path(self, session: str, kind: str, record_id: str) -> Path:
-        return self.session_dir(session) / kind / f"{check_id(record_id)}.yaml"
+        return self.root / record_path(session, kind, record_id)
 
     def rel(self, path: Path) -> str:
         return str(path.relative_to(self.root))
@@ -172,41 +146,18 @@ class Store:
         return codec.load_session(next(iter(data.values())), f"{self.rel(path)}@{rev}")
 
     def record_files(self, session: str, rev: str | None = None) -> list[tuple[str, bytes]]:
-        """(relative path, bytes) of every record file of a session."""
-        base = self.session_dir(session)
+        """(repository path, bytes) of every record file of a session."""
         if rev is not None:
-            prefix = self.rel(base)
             # Only files in kind folders are records, as in the working tree.
-            return [(p, b) for p, b in self.git.tree_files(rev, prefix) if p.endswith(".yaml") and Path(p).parts[-2] in KINDS]
-        out = []
-        for kind in KINDS:
-            folder = base / kind
-            if not folder.is_dir():
-                continue
-            with os.scandir(folder) as entries:
-                for entry in entries:
-                    if entry.name.endswith(".yaml") and not entry.name.startswith("."):
-                        if not entry.is_file():
-                            raise StatedumpError("expected a record file, found a folder", where=self.rel(Path(entry.path)))
-                        with open(entry.path, "rb") as fh:
-                            out.append((self.rel(Path(entry.path)), fh.read()))
-        return out
+            return [(p, b) for p, b in self.git.tree_files(rev, session_path(session)) if RecordRef.parse(p)]
+        return [(rel, read_bytes(entry.path)) for rel, entry in scan_records(self.root, session)]
 
     def parse_files(self, files: list[tuple[str, bytes]], on_error: Callable[[StatedumpError], None] | None = None) -> list[RecordBase]:
         """Records from files; each file must sit in its kind's folder and be named by its id."""
-        from statedump.core import codec
-
         records = []
         for rel, data in files:
             try:
-                parts = Path(rel).parts
-                kind, stem = parts[-2], Path(parts[-1]).stem
-                rec = codec.load_record(data, rel, kind if kind in KINDS else None)
-                if rec.id != stem:
-                    raise StatedumpError(
-                        f"field 'id' is {rec.id!r} but the file is named {stem}.yaml", where=rel, hint="rename the file or fix the id"
-                    )
-                records.append(rec)
+                records.append(parse_record(data, rel))
             except StatedumpError as err:
                 if on_error is None:
                     raise
@@ -223,24 +174,21 @@ class Store:
 
             if not (self.session_dir(session) / SESSION_FILE).is_file():
                 self.load_session(session)  # the same error as without the cache
-            return SessionState(*load_state(self.root, session, SESSION_FILE))
+            return SessionState(*load_state(self.root, session))
         meta = self.load_session(session, rev)
         return SessionState(meta, self.parse_files(self.record_files(session, rev)))
 
     def get(self, session: str, record_id: str) -> RecordBase:
         """One record by id, from the working tree."""
-        from statedump.core import codec
-
-        check_id(record_id)
-        for kind in KINDS:
-            path = self.session_dir(session) / kind / f"{record_id}.yaml"
-            if path.is_file():
-                return codec.load_record(path.read_bytes(), self.rel(path), kind)
-        raise StatedumpError(f"no record {record_id!r} in session {session!r}", where=record_id, hint="`statedump list` shows the ids")
+        path = self.find_path(session, record_id)
+        if path is None or not path.is_file():
+            raise StatedumpError(f"no record {record_id!r} in session {session!r}", where=record_id, hint="`statedump list` shows the ids")
+        return parse_record(path.read_bytes(), self.rel(path))
 
     def find_path(self, session: str, record_id: str) -> Path | None:
+        """The record's file in whichever kind folder holds it."""
         for kind in KINDS:
-            path = self.session_dir(session) / kind / f"{record_id}.yaml"
+            path = self.record_path(session, kind, record_id)
             if path.exists():
                 return path
         return None
@@ -268,7 +216,7 @@ class Store:
                 if data is None:
                     path.unlink(missing_ok=True)
                 else:
-                    _atomic_write(path, data)
+                    write_atomic(path, data)
             sha = self.git.commit(paths, message, when)
         except BaseException as err:
             self.undo_write(backups, paths, err)
@@ -285,7 +233,7 @@ class Store:
         backups = {p: (p.read_bytes() if p.exists() else None) for p in files}
         paths = [self.rel(p) for p in backups]
         journal = {"head": self.git.head(), "paths": paths, "subject": message.split("\n", 1)[0], "pid": os.getpid()}
-        _atomic_write(self.journal_path, json.dumps(journal).encode())
+        write_atomic(self.journal_path, json.dumps(journal).encode())
         return message, backups, paths
 
     def undo_write(self, backups: dict[Path, bytes | None], paths: list[str], err: BaseException) -> NoReturn:
@@ -297,7 +245,7 @@ class Store:
             if old is None:
                 path.unlink(missing_ok=True)
             else:
-                _atomic_write(path, old)
+                write_atomic(path, old)
         with contextlib.suppress(git.GitCommandError):
             self.git.unstage(paths)
         self.journal_path.unlink(missing_ok=True)

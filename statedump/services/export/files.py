@@ -4,7 +4,6 @@ writing a folder of decision files so that a second export gives the same bytes.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -13,8 +12,10 @@ from pathlib import Path
 from statedump.core.clock import now
 from statedump.core.errors import StatedumpError
 from statedump.core.render.markup import code, inline, link
+from statedump.core.store.files import write_text_atomic
 from statedump.core.store.store import Store
 from statedump.models import Benchmark, Compat, Decision, Discovery, Instruction, RecordBase, Reference
+from statedump.models.ids import slug_words
 from statedump.models.state import SessionState
 
 NUMBERED = re.compile(r"^\d+-[^/]*\.md$")
@@ -38,11 +39,8 @@ class Numbered:
 
 
 def slug(title: str) -> str:
-    """The file-name slug adr-tools makes: lowercase, runs of other characters as one `-`."""
-    text = re.sub(r"[^A-Za-z0-9]+", "-", title).strip("-").lower()
-    if len(text) > SLUG_MAX:
-        text = text[:SLUG_MAX].rsplit("-", 1)[0]
-    return text or "decision"
+    """The file-name slug, as adr-tools makes it: lowercase words joined by `-`, cut at a word."""
+    return slug_words(title, SLUG_MAX) or "decision"
 
 
 def number_decisions(state: SessionState) -> list[Numbered]:
@@ -123,13 +121,6 @@ def tradeoff_text(aspect: str, before: str | None, after: str | None, unit: str 
     return text + (f" — {inline(note)}" if note else "")
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
-
-
 @dataclass
 class Written:
     """What an export did to its folder."""
@@ -171,7 +162,7 @@ def write_folder(folder: Path, files: dict[str, str]) -> Written:
         if path.is_file() and path.read_bytes() == text.encode("utf-8"):
             result.unchanged.append(name)
             continue
-        _atomic_write(path, text)
+        write_text_atomic(path, text)
         result.written.append(name)
     return result
 

@@ -16,9 +16,11 @@ from typing import Any
 from statedump.core import codec
 from statedump.core.clock import fixed, now
 from statedump.core.errors import StatedumpError
+from statedump.core.layout import SESSION_FILE
 from statedump.core.redact import redact_model, redact_text
-from statedump.core.store.store import SESSION_FILE, Store, slugify
+from statedump.core.store.store import Store
 from statedump.models import Checkpoint, RecordBase, Session, id_problem
+from statedump.models.ids import slugify
 from statedump.services.ingest.bulk import Content, commit_bulk
 from statedump.services.ingest.checkpoints import Snapshot, write_objects, write_tags
 from statedump.services.ingest.jsonl import file_digest

@@ -16,7 +16,6 @@ written by a second thread, so that the time the file system takes overlaps othe
 
 from __future__ import annotations
 
-import os
 import queue
 import threading
 from collections.abc import Callable
@@ -24,25 +23,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
+from statedump.core.store.files import write_atomic
 from statedump.core.store.store import Store
 
 T = TypeVar("T")
-
-
-def _write(path: Path, data: bytes, durable: bool = False) -> None:
-    # os.open rather than open(): no buffer, no terminal check, no seek, three system calls
-    # fewer for each of hundreds of files.
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        if durable:
-            os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
 
 
 Content = bytes | Callable[[], bytes] | None
@@ -71,7 +55,7 @@ class _Writer(threading.Thread):
                 if path.parent not in made:
                     path.parent.mkdir(parents=True, exist_ok=True)
                     made.add(path.parent)
-                _write(path, data)
+                write_atomic(path, data, durable=False, make_dirs=False)
             except BaseException as err:  # handed to the main thread, which undoes the write
                 self.error = err
 

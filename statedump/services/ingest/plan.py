@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from statedump.core.redact import redact_text
-from statedump.core.store.store import slugify
 from statedump.models import RecordBase, id_problem
+from statedump.models.ids import slugify
 
 SESSION_FACTS = ("title", "model", "hardware", "agent", "repo", "branch", "cwd", "started", "body")
 """Session fields an import may fill."""

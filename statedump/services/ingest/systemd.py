@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 from statedump.core.errors import StatedumpError
-from statedump.core.store.store import slugify
 from statedump.models import Command
+from statedump.models.ids import slugify
 from statedump.services.flags import parse_command
 from statedump.services.ingest.commandinfo import describe, program_name
 from statedump.services.ingest.jsonl import Progress, read_text

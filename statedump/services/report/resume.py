@@ -10,11 +10,11 @@ same bytes: nothing here reads a clock.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from statedump.core.errors import StatedumpError
+from statedump.core.store.files import write_text_atomic
 from statedump.models.state import SessionState
 from statedump.services.report.flavors import LAYOUTS
 from statedump.services.report.parts import DROP_ORDER, Parts, select
@@ -143,9 +143,5 @@ def write_agents_md(path: Path, text: str) -> bool:
         return False
     if not path.parent.is_dir():
         raise StatedumpError("the folder does not exist", where=path.parent, hint="create it first")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    # newline="" keeps the line ends exactly as spliced.
-    with open(tmp, "w", encoding="utf-8", newline="") as fh:
-        fh.write(updated)
-    os.replace(tmp, path)
+    write_text_atomic(path, updated)  # the line ends exactly as spliced
     return True

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from statedump.core.errors import StatedumpError
-from statedump.core.store.store import SESSIONS, Store
+from statedump.core.layout import SESSIONS
+from statedump.core.store.store import Store
 from statedump.services.sync.plumbing import blob, in_progress, lines, record_path
 
 CONFLICTS = "conflicts"

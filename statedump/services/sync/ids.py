@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 from statedump.core import codec
 from statedump.core.errors import StatedumpError
-from statedump.core.store.store import SESSIONS, Store
+from statedump.core.layout import SESSIONS
+from statedump.core.store.store import Store
 from statedump.models import Decision, Enforcement, Links, RecordBase
 from statedump.services.sync.plumbing import blob, lines, record_path, store_blob, tree_blobs
 

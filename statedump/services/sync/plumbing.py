@@ -6,7 +6,7 @@ import io
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from statedump.core.store.store import SESSIONS
+from statedump.core.layout import SESSIONS
 from statedump.models import KINDS
 
 if TYPE_CHECKING:

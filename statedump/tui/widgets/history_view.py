@@ -4,7 +4,6 @@ record-level difference each commit made."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import ClassVar
 
 from rich.text import Text
@@ -18,7 +17,8 @@ from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
 from statedump.core.errors import StatedumpError
-from statedump.core.store.store import SESSION_FILE, Store
+from statedump.core.layout import RecordRef
+from statedump.core.store.store import Store
 from statedump.models.state import SessionState
 from statedump.services.history import Entry, RecordDiff, diff_states, record_at, resolve_ref, session_log, short_value, state_at
 from statedump.services.refs import Dump, list_dumps
@@ -55,12 +55,7 @@ def diff_text(diffs: list[RecordDiff]) -> Text:
 
 def touched_ids(entry: Entry) -> list[str]:
     """Ids of the records whose files the commit changed (a kind change touches two files, one id)."""
-    ids = []
-    for path in entry.paths:
-        parts = PurePosixPath(path).parts
-        if len(parts) == 4 and parts[3].endswith(".yaml") and parts[3] != SESSION_FILE:
-            ids.append(PurePosixPath(parts[3]).stem)
-    return list(dict.fromkeys(ids))
+    return list(dict.fromkeys(ref.id for ref in map(RecordRef.parse, entry.paths) if ref))
 
 
 def parent_with_session(store: Store, session: str, sha: str) -> str | None:

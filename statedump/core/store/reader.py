@@ -1,0 +1,54 @@
+"""The one way a record file becomes a record: found by `layout`, parsed by the codec, checked
+against its place. The store reads through it, and the record cache is a layer over it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from statedump.core.errors import StatedumpError
+from statedump.core.layout import RecordRef, is_record_name, session_path
+from statedump.models.ids import KIND_NAMES
+
+if TYPE_CHECKING:
+    from statedump.models import RecordBase
+
+
+def parse_record(data: bytes, rel: str) -> RecordBase:
+    """The record in `data`, read from the repository path `rel`: its kind must be its folder's
+    and its id its file's name."""
+    from statedump.core import codec  # PyYAML only when a file has to be parsed
+
+    ref = RecordRef.parse(rel)
+    record = codec.load_record(data, rel, ref.kind if ref else None)
+    stem = ref.id if ref else Path(rel).stem
+    if record.id != stem:
+        raise StatedumpError(
+            f"field 'id' is {record.id!r} but the file is named {stem}.yaml", where=rel, hint="rename the file or fix the id"
+        )
+    return record
+
+
+def scan_records(root: Path, session: str) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """(repository path, directory entry) of every record file of a session in the work tree,
+    kind by kind and by name, so that errors and caches come in a stable order."""
+    base = session_path(session)
+    for kind in KIND_NAMES:
+        try:
+            entries = sorted(os.scandir(root / base / kind), key=lambda e: e.name)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for entry in entries:
+            if is_record_name(entry.name):
+                rel = f"{base}/{kind}/{entry.name}"
+                if not entry.is_file():
+                    raise StatedumpError("expected a record file, found a folder", where=rel)
+                yield rel, entry
+
+
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """A file's bytes, read without Python's buffering (record files are small and read once)."""
+    with open(path, "rb", buffering=0) as fh:
+        return fh.readall()
