@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from statedump.cli.common import json_option, open_store, print_json, safe, session_option, store_option
-from statedump.core.errors import StatedumpError
+from statedump.core.errors import NotFound, StatedumpError
 from statedump.models import KINDS
 
 
@@ -250,7 +250,7 @@ def show(record_id: str, rev: str | None, store_path: Path | None, session: str 
     else:
         found = store.load(sid, rev).get(record_id)
         if found is None:
-            raise StatedumpError(f"no record {record_id!r} as of {rev}", where=record_id)
+            raise NotFound(f"no record {record_id!r} as of {rev}", where=record_id)
         record = found
     if as_json:
         print_json(to_json(record))

@@ -12,22 +12,53 @@ if TYPE_CHECKING:
 class StatedumpError(Exception):
     """Something the user can fix: bad input, a missing store, an unknown record.
 
-    `where` names the file (or argument) at fault, `hint` says what to do. `status`
-    is the process exit status the CLI uses: 2 for bad input, 1 for findings.
+    `where` names the file (or argument) at fault, `hint` says what to do. `status` is the
+    process exit status the CLI uses; each subclass carries its own (2 for anything the user
+    gave, 1 for what failed underneath), so no raise site passes one by hand. The faces map
+    the subclasses by type (the MCP server answers `NotFound` as "not found"), never by the
+    wording of the message.
     """
 
-    def __init__(self, message: str, *, where: str | Path | None = None, hint: str | None = None, status: int = 2):
+    status = 2
+
+    def __init__(self, message: str, *, where: str | Path | None = None, hint: str | None = None):
         super().__init__(message)
         self.message = message
         self.where = str(where) if where is not None else None
         self.hint = hint
-        self.status = status
 
     def __str__(self) -> str:
         text = f"{self.where}: {self.message}" if self.where else self.message
         if self.hint:
             text += f" ({self.hint})"
         return text
+
+
+class BadInput(StatedumpError):
+    """A file, a field or an argument that is not what statedump reads (exit 2)."""
+
+
+class NotFound(StatedumpError):
+    """A session, record, dump, revision or file that does not exist (exit 2)."""
+
+
+class Unmerged(StatedumpError):
+    """Two histories disagree and a person has to settle it: conflict copies left by `sync`,
+    a file changed on both sides (exit 1: not the command's fault, nor fixed by retyping it)."""
+
+    status = 1
+
+
+class GitFailed(StatedumpError):
+    """git refused or failed underneath a command that was right to ask (exit 1)."""
+
+    status = 1
+
+
+class LockTimeout(StatedumpError):
+    """Another statedump process held the store's lock for too long (exit 1: try again)."""
+
+    status = 1
 
 
 _PLAIN = {
@@ -83,4 +114,4 @@ def from_validation(
             hint = f"a {kind or 'record'} has: {', '.join(fields)}"
         else:
             hint = f"`statedump schema --show {kind}` lists its fields" if kind else "fix the field and try again"
-    return StatedumpError("; ".join(parts), where=where, hint=hint)
+    return BadInput("; ".join(parts), where=where, hint=hint)

@@ -14,7 +14,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import INVALID_PARAMS
 
-from statedump.core.errors import StatedumpError
+from statedump.core.errors import NotFound, StatedumpError
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -42,7 +42,7 @@ def resource_errors(fn: Callable[P, T]) -> Callable[P, T]:
             return fn(*args, **kwargs)
         except StatedumpError as err:
             # A missing session or record is the client's wrong URI, not a failure here.
-            cls = ResourceNotFoundError if err.message.startswith("no ") else ResourceError
+            cls = ResourceNotFoundError if isinstance(err, NotFound) else ResourceError
             raise cls(str(err)) from None
 
     return wrapper

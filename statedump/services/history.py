@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
-from statedump.core.errors import StatedumpError
+from statedump.core.errors import NotFound, StatedumpError
 from statedump.core.git.gateway import Commit
 from statedump.core.layout import RecordRef, record_path, record_paths, session_path
 from statedump.core.store.store import Store
@@ -50,7 +50,7 @@ def resolve_ref(store: Store, ref: str, session: str | None = None) -> str:
             if dump.number == number:
                 return dump.sha
         if ref.startswith("dump/"):
-            raise StatedumpError(f"no dump {number} in session {sid!r}", where=ref, hint="`statedump dumps` lists them")
+            raise NotFound(f"no dump {number} in session {sid!r}", where=ref, hint="`statedump dumps` lists them")
     return store.git.resolve(ref)
 
 

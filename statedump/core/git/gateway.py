@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from statedump.core.errors import StatedumpError
+from statedump.core.errors import NotFound, StatedumpError
 
 if TYPE_CHECKING:
     import git
@@ -210,8 +210,8 @@ class Git:
             found = self.repo.git.rev_list("-1", f"--before={until}", "HEAD")
             if found:
                 return str(found.strip())
-            raise StatedumpError(f"no commit on or before {rev}", where="--at", hint="the store's history starts later")
-        raise StatedumpError(f"no commit named {rev!r}", where="--at", hint="use a commit, a tag from `statedump dumps`, or a date")
+            raise NotFound(f"no commit on or before {rev}", where="--at", hint="the store's history starts later")
+        raise NotFound(f"no commit named {rev!r}", where="--at", hint="use a commit, a tag from `statedump dumps`, or a date")
 
     def tree_files(self, rev: str, prefix: str) -> Iterator[tuple[str, bytes]]:
         """Every file under `prefix` as of `rev`, as (path, bytes)."""

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from statedump.core.errors import StatedumpError
+from statedump.core.errors import LockTimeout
 
 
 @contextmanager
@@ -28,11 +28,10 @@ def store_lock(path: Path, timeout: float = 60.0) -> Iterator[None]:
                 break
             except BlockingIOError:
                 if time.monotonic() > deadline:
-                    raise StatedumpError(
+                    raise LockTimeout(
                         f"another statedump process has held the store lock for over {timeout:.0f} s",
                         where=path,
                         hint="wait for it to finish, or check `ps` for a stuck statedump",
-                        status=1,
                     ) from None
                 time.sleep(0.01)
         try:

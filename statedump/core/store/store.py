@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from statedump.core.clock import fixed
-from statedump.core.errors import StatedumpError
+from statedump.core.errors import GitFailed, NotFound, StatedumpError
 from statedump.core.git.gateway import Git, find_worktree
 from statedump.core.layout import SESSION_FILE, SESSIONS, RecordRef, check_id, record_path, session_path
 from statedump.core.store.files import write_atomic
@@ -124,7 +124,7 @@ class Store:
         if session is not None:
             check_id(session, "session")
             if session not in ids:
-                raise StatedumpError(f"no session {session!r}", where="-s", hint="`statedump sessions` lists them")
+                raise NotFound(f"no session {session!r}", where="-s", hint="`statedump sessions` lists them")
             return session
         if not ids:
             raise StatedumpError("the store has no sessions", where=self.root, hint="run `statedump session new ID --title ...`")
@@ -142,7 +142,7 @@ class Store:
             return codec.load_session(path.read_bytes(), self.rel(path))
         data = dict(self.git.tree_files(rev, self.rel(path)))
         if not data:
-            raise StatedumpError(f"no session {session!r} at {rev}", where="--at")
+            raise NotFound(f"no session {session!r} at {rev}", where="--at")
         return codec.load_session(next(iter(data.values())), f"{self.rel(path)}@{rev}")
 
     def record_files(self, session: str, rev: str | None = None) -> list[tuple[str, bytes]]:
@@ -182,7 +182,7 @@ class Store:
         """One record by id, from the working tree."""
         path = self.find_path(session, record_id)
         if path is None or not path.is_file():
-            raise StatedumpError(f"no record {record_id!r} in session {session!r}", where=record_id, hint="`statedump list` shows the ids")
+            raise NotFound(f"no record {record_id!r} in session {session!r}", where=record_id, hint="`statedump list` shows the ids")
         return parse_record(path.read_bytes(), self.rel(path))
 
     def find_path(self, session: str, record_id: str) -> Path | None:
@@ -251,7 +251,7 @@ class Store:
         self.journal_path.unlink(missing_ok=True)
         if isinstance(err, git.GitCommandError):
             detail = (err.stderr or str(err)).strip().splitlines()
-            raise StatedumpError(f"git refused the commit: {detail[-1] if detail else err}", where=self.root, status=1) from None
+            raise GitFailed(f"git refused the commit: {detail[-1] if detail else err}", where=self.root) from None
         raise err
 
     def create_session(self, session: Session, when: datetime | None = None) -> str:
@@ -309,7 +309,7 @@ class Store:
 
         record = redact_model(record)
         if not (self.session_dir(session) / SESSION_FILE).is_file():
-            raise StatedumpError(f"no session {session!r}", where="-s", hint="`statedump sessions` lists them")
+            raise NotFound(f"no session {session!r}", where="-s", hint="`statedump sessions` lists them")
         with self.lock():
             if check_links:
                 self._refuse_dangling(session, record, where)
@@ -340,7 +340,7 @@ class Store:
         with self.lock():
             old = self.find_path(session, record.id)
             if old is None:
-                raise StatedumpError(f"no record {record.id!r} in session {session!r}", where=record.id)
+                raise NotFound(f"no record {record.id!r} in session {session!r}", where=record.id)
             self._refuse_dangling(session, record)
             path = self.record_path(session, record.kind, record.id)
             data = codec.dump_record(record).encode()

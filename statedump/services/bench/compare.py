@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from statedump.core import codec
-from statedump.core.errors import StatedumpError
+from statedump.core.errors import NotFound, StatedumpError
 from statedump.core.render.markup import bullets, cell, code, inline, table
 from statedump.core.store.store import Store
 from statedump.models import Benchmark
@@ -271,7 +271,7 @@ def load_side(spec: str, store: Store | None, session: str | None) -> Side:
         sha = resolve_ref(store, rev, sid)
         found = record_at(store, sha, sid, record_id)
         if found is None:
-            raise StatedumpError(f"no record {record_id!r} as of {rev}", where=spec, hint="`statedump log ID` shows when it existed")
+            raise NotFound(f"no record {record_id!r} as of {rev}", where=spec, hint="`statedump log ID` shows when it existed")
     else:
         found = store.get(sid, record_id)
     if not isinstance(found, Benchmark):

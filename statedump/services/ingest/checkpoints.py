@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from statedump.core.errors import StatedumpError
+from statedump.core.errors import GitFailed
 from statedump.core.git.gateway import Git
 from statedump.core.store.store import Store
 
@@ -61,7 +61,7 @@ def _git(store: Store, args: list[str], data: bytes | None = None) -> str:
     env = {**os.environ, **store.git.identity_env()}
     done = subprocess.run(["git", *args], cwd=store.root, env=env, input=data, capture_output=True, check=False)
     if done.returncode != 0:
-        raise StatedumpError(f"git {args[0]} failed: {done.stderr.decode(errors='replace').strip()}", where=store.root, status=1)
+        raise GitFailed(f"git {args[0]} failed: {done.stderr.decode(errors='replace').strip()}", where=store.root)
     return done.stdout.decode()
 
 
@@ -83,7 +83,7 @@ def _ask_identities(store: Store) -> tuple[str, str]:
         if sep and name in ("GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"):
             found[name] = value.rsplit(" ", 2)[0]  # without the date git appends
     if len(found) < 2:
-        raise StatedumpError("git var gave no identity to sign the checkpoints with", where=store.root, status=1)
+        raise GitFailed("git var gave no identity to sign the checkpoints with", where=store.root)
     return found["GIT_AUTHOR_IDENT"], found["GIT_COMMITTER_IDENT"]
 
 
@@ -114,7 +114,7 @@ def write_objects(store: Store, base: str | None, blobs: list[bytes], snapshots:
     commits: list[int] = []
     if snapshots:
         if base is None:
-            raise StatedumpError("checkpoint commits need a commit before the import", where=store.root, status=1)
+            raise GitFailed("checkpoint commits need a commit before the import", where=store.root)
         author, committer = _identities(store)
         tree = _git(store, ["rev-parse", f"{base}^{{tree}}"]).strip()
         previous = base
@@ -145,7 +145,7 @@ def _path(path: str) -> bytes:
     # fast-import takes a path as it is unless it starts with a quote or holds a newline;
     # record paths are ids checked by `check_id`, so this only guards the format.
     if path.startswith('"') or "\n" in path:
-        raise StatedumpError(f"cannot write the path {path!r} in a checkpoint", status=1)
+        raise GitFailed(f"cannot write the path {path!r} in a checkpoint")
     return path.encode()
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from statedump.core.errors import StatedumpError
+from statedump.core.errors import GitFailed, StatedumpError, Unmerged
 from statedump.core.store.store import Store
 from statedump.services.sync.conflicts import CONFLICTS, Conflict, conflict_line, rebase_keeping_both
 from statedump.services.sync.ids import Renamed, collisions, rename_locally
@@ -97,11 +97,10 @@ def _check_ready(store: Store) -> None:
         )
     pending = lines(repo.git.ls_files("--", CONFLICTS))
     if pending:
-        raise StatedumpError(
+        raise Unmerged(
             f"unresolved conflict copies: {', '.join(pending)}",
             where=store.root,
             hint="bring your changes in with `statedump edit ID`, `git rm` the copies and commit, then sync again",
-            status=1,
         )
 
 
@@ -202,5 +201,5 @@ def sync(store: Store, remote: str | None = None) -> SyncResult:
                 rejected = any("rejected" in line or "fetch first" in line for line in detail)
                 if rejected and attempt + 1 < ATTEMPTS:
                     continue  # someone pushed between our fetch and push: fetch again
-                raise StatedumpError(f"git failed: {detail[-1] if detail else err}", where=store.root, status=1) from None
+                raise GitFailed(f"git failed: {detail[-1] if detail else err}", where=store.root) from None
     raise AssertionError("unreachable")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from statedump.core.errors import StatedumpError
+from statedump.core.errors import StatedumpError, Unmerged
 from statedump.core.layout import SESSIONS
 from statedump.core.store.store import Store
 from statedump.services.sync.plumbing import blob, in_progress, lines, record_path
@@ -72,11 +72,10 @@ def _keep_both(store: Store, stamp: str, remote: str) -> list[Conflict]:
     out = []
     for path, by_stage in sorted(stages.items()):
         if not path.startswith(f"{SESSIONS}/"):
-            raise StatedumpError(
+            raise Unmerged(
                 f"{path} was changed both here and on {remote}, and statedump only settles records",
                 where=store.root,
                 hint="merge it with git (`git pull --rebase`), then run `statedump sync` again",
-                status=1,
             )
         target = store.root / path
         if 2 in by_stage:
