@@ -1,22 +1,37 @@
-"""Layering: the core imports neither Textual nor the MCP SDK, and `--help` stays light."""
+"""Layering: the folders are the layers (models <- core <- services <- faces), each module loads\nnothing above its own, an upward import breaks the contract, and `--help` stays light."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-CORE = [
-    "statedump",
-    "statedump.models",
-    "statedump.core.codec",
-    "statedump.core.store.store",
-    "statedump.core.render",
-    "statedump.core.render.terminal",
-    "statedump.services.validate",
-    "statedump.services.records",
-]
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "statedump"
+
+# What each layer may never load, even lazily at import time: every layer above it, and the
+# faces' frameworks. import-linter checks the static imports; this checks what really runs.
+FACES = ["statedump.cli", "statedump.tui", "statedump.mcpserver", "textual", "mcp"]
+ABOVE = {
+    "models": ["statedump.core", "statedump.services", *FACES, "git", "yaml", "rich"],
+    "core": ["statedump.services", *FACES],
+    "services": FACES,
+}
+
+
+def _modules(layer: str) -> list[str]:
+    out = []
+    for path in sorted((PACKAGE / layer).rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        out.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return out
+
+
+LAYERED = [(layer, module) for layer in ABOVE for module in _modules(layer)]
 
 
 def _loaded(code: str) -> set[str]:
@@ -29,10 +44,18 @@ def _loaded(code: str) -> set[str]:
     return set(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
-def test_core_loads_neither_textual_nor_mcp() -> None:
-    mods = _loaded("\n".join(f"import {m}" for m in CORE))
-    assert not any(m == "textual" or m.startswith("textual.") for m in mods)
-    assert not any(m == "mcp" or m.startswith("mcp.") for m in mods)
+def test_every_module_is_in_a_layer() -> None:
+    # A module at the package root would be in no layer: the folders are the layers.
+    assert sorted(p.name for p in PACKAGE.glob("*.py")) == ["__init__.py", "__main__.py"]
+    assert all(_modules(layer) for layer in ABOVE)
+
+
+@pytest.mark.parametrize(("layer", "module"), LAYERED, ids=[m for _, m in LAYERED])
+def test_a_module_loads_nothing_above_its_layer(layer: str, module: str) -> None:
+    # One process per module, so that a leak names the module that leaks.
+    mods = _loaded(f"import {module}")
+    leaks = sorted(m for m in mods for above in ABOVE[layer] if m == above or m.startswith(above + "."))
+    assert not leaks, f"{module} loads {leaks[:5]}"
 
 
 def test_help_loads_no_heavy_modules() -> None:
@@ -42,10 +65,34 @@ def test_help_loads_no_heavy_modules() -> None:
         assert heavy not in mods, heavy
 
 
-def test_import_linter_contracts_hold() -> None:
+def _lint_imports(cwd: Path) -> subprocess.CompletedProcess[str]:
     exe = Path(sys.executable).parent / "lint-imports"
-    r = subprocess.run([str(exe), "--no-cache"], capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
+    return subprocess.run([str(exe), "--no-cache"], capture_output=True, text=True, cwd=cwd)
+
+
+def test_import_linter_contracts_hold() -> None:
+    r = _lint_imports(ROOT)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize(
+    ("module", "face"),
+    [
+        ("core/codec.py", "statedump.cli"),
+        ("core/store/reader.py", "statedump.tui.app"),
+        ("services/why.py", "statedump.cli"),
+        ("models/kinds.py", "statedump.core.codec"),
+    ],
+)
+def test_an_upward_import_breaks_the_layers_contract(tmp_path: Path, module: str, face: str) -> None:
+    # On a scratch copy: the contract must fail when any lower module imports a layer above.
+    shutil.copytree(PACKAGE, tmp_path / "statedump", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    with open(tmp_path / "statedump" / module, "a", encoding="utf-8") as fh:
+        fh.write(f"\nimport {face}  # noqa\n")
+    r = _lint_imports(tmp_path)
+    dotted = "statedump." + module.removesuffix(".py").replace("/", ".")
+    assert r.returncode != 0 and f"{dotted} -> " in r.stdout, r.stdout
 
 
 def test_log_of_a_record_loads_neither_pydantic_yaml_nor_gitpython(demo_root: Path) -> None:
