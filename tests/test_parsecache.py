@@ -23,7 +23,7 @@ def _parsed(root: Path, session: str) -> list[RecordBase]:
 
 
 def _cached(root: Path, session: str) -> list[RecordBase]:
-    return sorted(parsecache.load_records(root, session), key=lambda r: r.id)
+    return sorted(parsecache.load_state(root, session)[1], key=lambda r: r.id)
 
 
 def _rewrite(path: Path, text: str) -> None:
@@ -87,7 +87,7 @@ def test_a_broken_cache_is_ignored_and_a_bad_file_still_fails(tmp_path: Path, se
     task = next((built.root / "sessions" / built.session).glob("*/*.yaml"))
     _rewrite(task, task.read_text().replace("title: ", "title: [unclosed "))
     with pytest.raises(StatedumpError) as err:
-        parsecache.load_records(built.root, built.session)
+        parsecache.load_state(built.root, built.session)
     assert str(task.relative_to(built.root)) in str(err.value)
 
 

@@ -6,7 +6,7 @@ Models are pure data: no file, git or terminal access happens here.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
@@ -56,8 +56,6 @@ RELATIONS = (
     "blocks",
 )
 """The typed links, in the order they are written."""
-
-Relation = Literal["evidence", "prompted_by", "supersedes", "enforces", "produced_by", "relates_to", "blocks"]
 
 
 class Links(Model):

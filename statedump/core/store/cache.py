@@ -176,8 +176,3 @@ def load_state(root: Path, session: str) -> tuple[Session, list[RecordBase]]:
     if path is not None and (changed or new.keys() != old.keys()):
         _write(path, new)
     return meta, records
-
-
-def load_records(root: Path, session: str) -> list[RecordBase]:
-    """Every record of a session in the working tree (see `load_state`)."""
-    return load_state(root, session)[1]

@@ -37,7 +37,6 @@ class ImportReport:
     source: str
     session: str
     created_session: bool = False
-    session_changed: bool = False
     added: list[RecordBase] = field(default_factory=list)
     changed: list[RecordBase] = field(default_factory=list)
     unchanged: int = 0
@@ -214,7 +213,6 @@ def apply_plan(
             report.notes.append(f"{record.kind}/{record.id} links to records not in the file or the session: {', '.join(missing)}")
     meta = _session_after(current, sid, plan, session_title, not existing, base)
     if current is None or meta != current:
-        report.session_changed = True
         files[store.session_dir(sid) / SESSION_FILE] = codec.dump_session(meta).encode()
     new_points = [c for c in plan.checkpoints if current is None or c.source not in {p.source for p in current.checkpoints}]
     report.checkpoints = new_points

@@ -98,9 +98,6 @@ class ImportPlan:
         for record_id in record_ids:
             self.guessed.pop(record_id, None)
 
-    def has(self, record_id: str) -> bool:
-        return record_id in self._ids
-
     def skip(self, line: int, reason: str) -> None:
         self.skipped.append(Skipped(line, reason))
 
