@@ -2,8 +2,8 @@
 
 Each field of a model is documented by the string literal under it, as PEP 257 suggests for
 attributes. pydantic can collect these itself (`use_attribute_docstrings`), but it does so
-for every class at import time, by reading and parsing the module's source: about 20 ms on
-every command, although only `schema`, `add --edit` templates and the MCP tool list show
+for every class at import time, by reading and parsing the module's source, on every
+command (docs/performance.md has the cost), although only `schema`, `add --edit` templates and the MCP tool list show
 the descriptions. Here they are collected on demand, the same way, and put into the JSON
 Schema where pydantic would have put them.
 """

@@ -1,8 +1,7 @@
 """A cache of validated records, so reading a big session neither re-parses nor re-validates every file.
 
-PyYAML spends about 0.1 ms on each record file even with its C loader, and validating
-the parsed data costs as much again: 2 s for a session of 10,000 records, most of
-`statedump render`. The cache keeps each file's validated record, keyed the way git's
+Parsing a record file (even with PyYAML's C loader) and validating it are most of what
+`statedump render` spends on a big session (docs/performance.md has the figures). The cache keeps each file's validated record, keyed the way git's
 index keys its entries (size, mtime, ctime, inode), in one pickle inside `.git/`. The
 files stay the truth:
 
@@ -15,7 +14,7 @@ files stay the truth:
 - an unreadable, foreign or stale cache file is ignored and rewritten.
 
 Why pickle: a record comes back as the same model object, with no parsing and no
-validation (about 10 µs against 150 µs). Pickle can name any callable, so the file is read
+validation, an order of magnitude faster than reading the file. Pickle can name any callable, so the file is read
 only when the current user owns it (as git refuses a repository owned by someone else), and
 with an unpickler that can build nothing but the record models and the date and time values
 in them: a planted file is ignored, never run. It is never read from the working tree, a
