@@ -1,8 +1,8 @@
 """The state document in Markdown.
 
-The spine is `## Goal`, `## Instructions`, `## Discoveries`, `## Accomplished`, in
-that order, so that any agent that knows the common compaction format reads it;
-then Next steps, Deployment commands, Relevant files / directories, References.
+Its titles, separators and columns are `docformat`'s, which the importer reads back with:
+the spine (Goal, Instructions, Discoveries, Accomplished) first, so that any agent that
+knows the common compaction format reads it, then the other sections.
 The same records always render the same bytes: nothing here reads a clock.
 """
 
@@ -12,6 +12,7 @@ import math
 import shlex
 from collections.abc import Iterator
 
+from statedump.core.render import docformat as fmt
 from statedump.core.render.markup import Md, bullets, cell, code, fenced, inline, line, link, paragraphs, table, visible
 from statedump.models import (
     RELATIONS,
@@ -30,8 +31,9 @@ from statedump.models import (
 )
 from statedump.models.state import SessionState
 
-SPINE = ("Goal", "Instructions", "Discoveries", "Accomplished")
-SECTIONS = (*SPINE, "Next steps", "Deployment commands", "Relevant files / directories", "References")
+# Re-exported: `statedump.core.render` has always offered them.
+SPINE = fmt.SPINE
+SECTIONS = fmt.SECTIONS
 
 
 def _tail(record: RecordBase, *extra: str) -> list[str]:
@@ -39,7 +41,7 @@ def _tail(record: RecordBase, *extra: str) -> list[str]:
     bits = [*extra, record.status]
     if record.source:
         bits.append(record.source)
-    return [" — " + " · ".join(bits) + " · ", Md(code(record.id))]
+    return [fmt.SEP + fmt.DOT.join(bits) + fmt.DOT, Md(code(record.id))]
 
 
 def _item(head: list[str], record: RecordBase, *extra: str) -> str:
@@ -66,12 +68,8 @@ def heading(text: str) -> str:
 def _header(state: SessionState) -> str:
     s = state.session
     lines = [f"# {heading(s.title)}", ""]
-    values = [
-        (label, v)
-        for label, v in (("model", s.model), ("hardware", s.hardware), ("agent", s.agent), ("repo", s.repo), ("branch", s.branch))
-        if v
-    ]
-    lines.append(line("Session ", Md(code(s.id)), "".join(f" · {label}: {value}" for label, value in values), start=True))
+    values = [(label, v) for label in fmt.SESSION_LABELS if (v := getattr(s, label))]
+    lines.append(line(fmt.SESSION, Md(code(s.id)), "".join(f"{fmt.DOT}{label}: {value}" for label, value in values), start=True))
     if s.body:
         lines += ["", paragraphs(s.body)]
     return "\n".join(lines)
@@ -87,7 +85,7 @@ def _goal(state: SessionState) -> str:
         if g.body:
             block += "\n\n" + paragraphs(g.body)
         if any(c.strip() for c in g.criteria):
-            block += "\n\nSuccess criteria:\n\n" + bullets([inline(c, start=True) for c in g.criteria if c.strip()])
+            block += f"\n\n{fmt.CRITERIA}\n\n" + bullets([inline(c, start=True) for c in g.criteria if c.strip()])
         parts.append(block)
     return "\n\n".join(parts)
 
@@ -95,17 +93,17 @@ def _goal(state: SessionState) -> str:
 def _instructions(state: SessionState) -> str:
     items = []
     for ins in state.of_kind(Instruction):
-        kind = "standing" if ins.standing else "one-off"
+        kind = fmt.STANDING if ins.standing else fmt.ONE_OFF
         quote = paragraphs(ins.quote)
         if "\n" in quote:
             # The user's words are plain text, not Markdown: each line is escaped.
             head = "\n".join(f"> {inline(line, start=True)}".rstrip() for line in quote.split("\n"))
             items.append(head + "\n\n" + line(ins.title, *_tail(ins, kind), start=True))
-        elif _same_words(ins.title, quote) and '" — ' not in " ".join(quote.split()):
+        elif _same_words(ins.title, quote) and '"' + fmt.SEP not in " ".join(quote.split()):
             # A title that only repeats the quote is left out; the reader takes the quote for it.
             items.append(line(f'"{quote}"', *_tail(ins, kind), start=True))
         else:
-            items.append(line(f'"{quote}" — {ins.title}', *_tail(ins, kind), start=True))
+            items.append(line(f'"{quote}"{fmt.SEP}{ins.title}', *_tail(ins, kind), start=True))
     return bullets(items) if items else "_No instructions recorded._"
 
 
@@ -114,34 +112,55 @@ def _same_words(a: str, b: str) -> bool:
     return visible(a).split() == visible(b).split()
 
 
-def _findings(state: SessionState) -> list[str]:
+def _bold_item(d: Discovery, *extra: str) -> str:
+    return _item([Md(f"**{inline(d.title)}**")], d, *extra)
+
+
+def _findings(state: SessionState) -> str:
     found = [d for d in state.of_kind(Discovery) if d.status != "ruled-out"]
+    return bullets([_bold_item(d, d.category) for d in found]) if found else ""
+
+
+def _ruled_out(state: SessionState) -> str:
     dead = [d for d in state.of_kind(Discovery) if d.status == "ruled-out"]
-    out = []
-    if found:
-        out.append("### Findings\n\n" + bullets([_item([Md(f"**{inline(d.title)}**")], d, d.category) for d in found]))
-    if dead:
-        out.append("### Ruled out (do not retry)\n\n" + bullets([_item([Md(f"**{inline(d.title)}**")], d) for d in dead]))
-    return out
+    return bullets([_bold_item(d) for d in dead]) if dead else ""
 
 
-def _compat(rows: list[Compat]) -> str:
-    header = ["Component", "Option", "Target", "Result", "Symptom", "Id"]
-    body = [[cell(c.component), cell(c.option), cell(c.target), c.status, cell(c.symptom or ""), code(c.id)] for c in rows]
-    return "### Compatibility matrix\n\n" + table(header, body)
+def _compat(state: SessionState) -> str:
+    rows = [
+        fmt.COMPAT.row(
+            component=cell(c.component),
+            option=cell(c.option),
+            target=cell(c.target),
+            result=c.status,
+            symptom=cell(c.symptom or ""),
+            id=code(c.id),
+        )
+        for c in state.of_kind(Compat)
+    ]
+    return table(fmt.COMPAT.header, rows) if rows else ""
 
 
-def _benchmarks(rows: list[Benchmark]) -> str:
-    header = ["Benchmark", "Concurrency", "Metric", "Value", "Unit", "Baseline", "Status", "Id"]
-    body = []
-    for b in rows:
+def _benchmarks(state: SessionState) -> str:
+    rows = []
+    for b in state.of_kind(Benchmark):
         conc = str(b.concurrency) if b.concurrency else ""
-        base = "yes" if b.baseline else ""
-        for m in b.metrics or []:
-            body.append([cell(b.title), conc, cell(m.name), _number(m.value), cell(m.unit), base, b.status, code(b.id)])
-        if not b.metrics:
-            body.append([cell(b.title), conc, "", "", "", base, b.status, code(b.id)])
-    return "### Benchmarks\n\n" + table(header, body)
+        base = fmt.BASELINE if b.baseline else ""
+        shown = [(cell(m.name), _number(m.value), cell(m.unit)) for m in b.metrics or []] or [("", "", "")]
+        for metric, value, unit in shown:
+            rows.append(
+                fmt.BENCHMARKS.row(
+                    title=cell(b.title),
+                    concurrency=conc,
+                    metric=metric,
+                    value=value,
+                    unit=unit,
+                    baseline=base,
+                    status=b.status,
+                    id=code(b.id),
+                )
+            )
+    return table(fmt.BENCHMARKS.header, rows) if rows else ""
 
 
 def link_lines(record: RecordBase) -> list[str]:
@@ -150,28 +169,28 @@ def link_lines(record: RecordBase) -> list[str]:
     for rel in RELATIONS:
         targets = getattr(record.links, rel)
         if targets:
-            out.append(f"{rel.replace('_', ' ').capitalize()}: " + ", ".join(code(t) for t in targets))
+            out.append(f"{fmt.relation_label(rel)}: " + ", ".join(code(t) for t in targets))
     return out
 
 
 def _enforcements(d: Decision) -> list[str]:
-    return [f"Enforces: {code(s)} on " + ", ".join(code(c) for c in cmds) for s, cmds in d.settings_by_command().items()]
+    return [f"{fmt.ENFORCES}: {code(s)}{fmt.ENFORCES_ON}" + ", ".join(code(c) for c in cmds) for s, cmds in d.settings_by_command().items()]
 
 
 def _decision(d: Decision) -> str:
-    status_line = line(f"{d.status} · ", Md(code(d.id)), f" · {d.source}" if d.source else "", start=True)
+    status_line = line(d.status + fmt.DOT, Md(code(d.id)), fmt.DOT + d.source if d.source else "", start=True)
     lines = [f"#### {heading(d.title)}", "", status_line, ""]
     facts = []
     if d.question:
-        facts.append(line(f"Question: {d.question}", start=True))
-    facts.append(line(f"Choice: {d.choice}", start=True))
-    facts += [line(f"Rejected: {a.option} — {a.why_not}", start=True) for a in d.alternatives]
+        facts.append(line(f"{fmt.QUESTION}: {d.question}", start=True))
+    facts.append(line(f"{fmt.CHOICE}: {d.choice}", start=True))
+    facts += [line(f"{fmt.REJECTED}: {a.option}{fmt.SEP}{a.why_not}", start=True) for a in d.alternatives]
     if d.rationale:
-        facts.append(line(f"Rationale: {d.rationale}", start=True))
+        facts.append(line(f"{fmt.RATIONALE}: {d.rationale}", start=True))
     for t in d.tradeoffs:
         values = [v for v in (t.before, t.after) if v]
-        change = f": {' → '.join(values)}" + (f" {t.unit}" if t.unit else "") if values else ""
-        facts.append(line(f"Trade-off: {t.aspect}{change}" + (f" — {t.note}" if t.note else ""), start=True))
+        change = f": {fmt.ARROW.join(values)}" + (f" {t.unit}" if t.unit else "") if values else ""
+        facts.append(line(f"{fmt.TRADEOFF}: {t.aspect}{change}" + (fmt.SEP + t.note if t.note else ""), start=True))
     facts += _enforcements(d)
     facts += link_lines(d)
     lines.append(bullets(facts))
@@ -180,44 +199,51 @@ def _decision(d: Decision) -> str:
     return "\n".join(lines)
 
 
-def _stack(rows: list[Component]) -> str:
-    header = ["Component", "Version", "Built / obtained", "Status", "Id"]
-    body = [[cell(c.name), cell(c.version or ""), cell(c.build or ""), c.status, code(c.id)] for c in rows]
-    return "### Software stack\n\n" + table(header, body)
+def _decisions(state: SessionState) -> str:
+    return "\n\n".join(_decision(d) for d in state.of_kind(Decision))
+
+
+def _stack(state: SessionState) -> str:
+    rows = [
+        fmt.STACK.row(name=cell(c.name), version=cell(c.version or ""), build=cell(c.build or ""), status=c.status, id=code(c.id))
+        for c in state.of_kind(Component)
+    ]
+    return table(fmt.STACK.header, rows) if rows else ""
+
+
+_DISCOVERY_PARTS = {
+    fmt.FINDINGS: _findings,
+    fmt.RULED_OUT: _ruled_out,
+    fmt.COMPAT.title: _compat,
+    fmt.BENCHMARKS.title: _benchmarks,
+    fmt.DECISIONS: _decisions,
+    fmt.STACK.title: _stack,
+}
 
 
 def _discoveries(state: SessionState) -> str:
-    parts = _findings(state)
-    if compat := state.of_kind(Compat):
-        parts.append(_compat(compat))
-    if bench := state.of_kind(Benchmark):
-        parts.append(_benchmarks(bench))
-    if decisions := state.of_kind(Decision):
-        parts.append("### Decisions\n\n" + "\n\n".join(_decision(d) for d in decisions))
-    if stack := state.of_kind(Component):
-        parts.append(_stack(stack))
+    parts = [f"### {title}\n\n{body}" for title in fmt.DISCOVERY_PARTS if (body := _DISCOVERY_PARTS[title](state))]
     return "\n\n".join(parts) if parts else "_Nothing discovered yet._"
 
 
 def _task_item(t: Task) -> str:
-    extra = [f"P{t.priority}"] if t.priority else []
+    extra = [fmt.priority(t.priority)] if t.priority else []
     head = [Md(f"**{inline(t.title)}**"), f" ({t.impact})" if t.impact else ""]
     return _item(head, t, *extra)
 
 
 def _accomplished(state: SessionState) -> str:
-    groups = [("done", "Done"), ("in-progress", "In progress"), ("blocked", "Blocked"), ("dropped", "Dropped")]
     parts = []
-    for status, label in groups:
+    for status, title in fmt.TASK_GROUPS:
         tasks = [t for t in state.of_kind(Task) if t.status == status]
         if tasks:
-            parts.append(f"### {label}\n\n" + bullets([_task_item(t) for t in tasks]))
+            parts.append(f"### {title}\n\n" + bullets([_task_item(t) for t in tasks]))
     return "\n\n".join(parts) if parts else "_Nothing accomplished yet._"
 
 
 def next_steps(state: SessionState) -> list[Task]:
     """Open tasks by priority (unprioritised last), proposals after agreed work of equal priority."""
-    open_tasks = [t for t in state.of_kind(Task) if t.status in ("todo", "proposed")]
+    open_tasks = [t for t in state.of_kind(Task) if t.status in fmt.NEXT_STATUSES]
     return sorted(open_tasks, key=lambda t: (t.priority is None, t.priority or 0, t.status == "proposed", t.id))
 
 
@@ -226,14 +252,11 @@ def _next(state: SessionState) -> str:
     return bullets([_task_item(t) for t in tasks]) if tasks else "_No next steps recorded._"
 
 
-EARLIER = "Earlier and failed commands"
-
-
 def _command(c: Command, level: str) -> str:
-    good = " · last known good" if c.last_known_good else ""
+    good = fmt.DOT + fmt.LAST_GOOD if c.last_known_good else ""
     # Current commands say nothing of their status; earlier and failed ones name it after the form.
-    status = f" · {c.status}" if c.status != "current" else ""
-    status_line = line(f"{c.form}{status} · ", Md(code(c.id)), good + (f" · {c.source}" if c.source else ""), start=True)
+    status = fmt.DOT + c.status if c.status != fmt.CURRENT else ""
+    status_line = line(c.form + status + fmt.DOT, Md(code(c.id)), good + (fmt.DOT + c.source if c.source else ""), start=True)
     lines = [f"{level} {heading(c.title)}", "", status_line]
     if c.purpose:
         lines += ["", inline(c.purpose, start=True)]
@@ -247,19 +270,19 @@ def _command(c: Command, level: str) -> str:
 
 
 def _commands(state: SessionState) -> str:
-    cmds = [c for c in state.of_kind(Command) if c.status == "current"]
-    earlier = [c for c in state.of_kind(Command) if c.status != "current"]
+    cmds = [c for c in state.of_kind(Command) if c.status == fmt.CURRENT]
+    earlier = [c for c in state.of_kind(Command) if c.status != fmt.CURRENT]
     parts = [_command(c, "###") for c in cmds] or ["_No current commands recorded._"]
     if earlier:
         # History, not instructions: what ran before and what failed, verbatim, oldest first.
-        parts.append(f"### {EARLIER}\n\n" + "\n\n".join(_command(c, "####") for c in earlier))
+        parts.append(f"### {fmt.EARLIER}\n\n" + "\n\n".join(_command(c, "####") for c in earlier))
     return "\n\n".join(parts)
 
 
 def _files(state: SessionState) -> str:
     # Obsolete files come last, marked by their status, so that links to them still resolve.
     files = sorted(state.of_kind(File), key=lambda f: f.status == "obsolete")
-    items = [_item([Md(code(f.path)), f" — {f.title}"], f) for f in files]
+    items = [_item([Md(code(f.path)), fmt.SEP + f.title], f) for f in files]
     return bullets(items) if items else "_No files recorded._"
 
 
@@ -269,14 +292,14 @@ def _references(state: SessionState) -> str:
 
 
 _SECTIONS = {
-    "Goal": _goal,
-    "Instructions": _instructions,
-    "Discoveries": _discoveries,
-    "Accomplished": _accomplished,
-    "Next steps": _next,
-    "Deployment commands": _commands,
-    "Relevant files / directories": _files,
-    "References": _references,
+    fmt.GOAL: _goal,
+    fmt.INSTRUCTIONS: _instructions,
+    fmt.DISCOVERIES: _discoveries,
+    fmt.ACCOMPLISHED: _accomplished,
+    fmt.NEXT_STEPS: _next,
+    fmt.COMMANDS: _commands,
+    fmt.FILES: _files,
+    fmt.REFERENCES: _references,
 }
 
 
@@ -287,8 +310,8 @@ def render_parts(state: SessionState) -> Iterator[str]:
     TUI's first screen) renders only the sections it shows.
     """
     yield _trim(_header(state))
-    for name, build in _SECTIONS.items():
-        yield _trim(f"## {name}\n\n{build(state)}")
+    for name in fmt.SECTIONS:
+        yield _trim(f"## {name}\n\n{_SECTIONS[name](state)}")
 
 
 def render_markdown(state: SessionState) -> str:

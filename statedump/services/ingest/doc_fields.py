@@ -1,22 +1,58 @@
-"""Pieces of statedump's state document read back: list items, table rows, numbers, and a
-decision's fact lines (`Question:`, `Rejected:`, `Trade-off:`, `Enforces:`, link lines)."""
+"""Pieces of statedump's state document read back: list items and their tails, table rows,
+numbers, and a decision's fact lines (`Question:`, `Rejected:`, `Trade-off:`, `Enforces:`,
+link lines). The labels and separators are `docformat`'s, the renderer's own."""
 
 from __future__ import annotations
 
 import re
 import shlex
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from statedump.core.render import docformat as fmt
+from statedump.core.render.docformat import DOT, SEP
 from statedump.models import RELATIONS
-from statedump.services.ingest.mdtokens import plain, segments
+from statedump.services.ingest.mdtokens import Segment, plain, segments
 
 if TYPE_CHECKING:
     from markdown_it.tree import SyntaxTreeNode
 
-SEP = " — "
-DOT = " · "
-_REL_LABELS = {rel.replace("_", " ").capitalize(): rel for rel in RELATIONS}
+_REL_LABELS = {fmt.relation_label(rel): rel for rel in RELATIONS}
+
+
+@dataclass(frozen=True)
+class Tail:
+    """The end of a list item, `head — extras · status · source · `id``, taken apart."""
+
+    head: str
+    extras: list[str]
+    id: str
+    status: str
+    source: str | None
+
+    def fields(self) -> dict[str, Any]:
+        """The record fields a tail shows."""
+        return {"id": self.id, "status": self.status, "source": self.source}
+
+
+def tail(segs: list[Segment], statuses: tuple[str, ...], extras: Callable[[list[str]], bool] | None = None) -> Tail | None:
+    """Split an item's pieces into head and tail; None when they do not end in one.
+
+    `extras` says which bits may stand before the status (none when it is None). A head may
+    hold the separators itself, so every place they could start is tried, leftmost first.
+    """
+    if len(segs) < 2 or segs[-1][0] != "code" or segs[-2][0] != "text" or not segs[-2][1].endswith(DOT):
+        return None
+    text = segs[-2][1][: -len(DOT)]
+    start = 0
+    while (pos := text.find(SEP, start)) >= 0:
+        bits = text[pos + len(SEP) :].split(DOT)
+        for n in range(len(bits)):
+            if (extras(bits[:n]) if extras is not None else n == 0) and bits[n] in statuses:
+                return Tail(text[:pos], bits[:n], segs[-1][1], bits[n], DOT.join(bits[n + 1 :]) or None)
+        start = pos + 1
+    return None
 
 
 def one_of(*words: str) -> Callable[[list[str]], bool]:
@@ -76,7 +112,7 @@ def tradeoff(text: str) -> dict[str, Any]:
     aspect, _, change = text.partition(": ")
     before = after = unit = None
     if change:
-        values = change.split(" → ")
+        values = change.split(fmt.ARROW)
         if len(values) == 2:
             before, after = values
         else:
@@ -96,21 +132,21 @@ def decision_facts(facts: SyntaxTreeNode) -> dict[str, Any]:
         label, _, value = text.partition(": ")
         if not _ and text.endswith(":"):
             label = text[:-1]  # `Choice: ` lost its trailing space: the value was blank
-        if label == "Question":
+        if label == fmt.QUESTION:
             data["question"] = value
-        elif label == "Choice":
+        elif label == fmt.CHOICE:
             # A blank choice is still a choice (the field is required); a space keeps the document the same.
             data["choice"] = value or " "
-        elif label == "Rationale":
+        elif label == fmt.RATIONALE:
             data["rationale"] = value
-        elif label == "Rejected":
+        elif label == fmt.REJECTED:
             option, _, why = value.partition(SEP)
             if not _ and value.endswith(SEP.rstrip()):
                 option = value[: -len(SEP.rstrip())]  # a blank reason: the line lost its trailing space
             data["alternatives"].append({"option": option, "why_not": why or " "})
-        elif label == "Trade-off":
+        elif label == fmt.TRADEOFF:
             data["tradeoffs"].append(tradeoff(value))
-        elif label == "Enforces" and len(segs) > 2 and segs[2] == ("text", " on "):
+        elif label == fmt.ENFORCES and len(segs) > 2 and segs[2] == ("text", fmt.ENFORCES_ON):
             setting = segs[1][1]
             commands = [v for k, v in segs[3:] if k == "code"]
             if setting.startswith("-"):

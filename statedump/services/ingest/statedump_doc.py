@@ -4,12 +4,12 @@ The document shows each record's id, status and source, so those come back exact
 What it does not show (times, tags, most links, a compat cell's versions, a benchmark's
 environment) cannot come back; records get made-up times that keep the document's order,
 since the renderer sorts each kind by time. Rendering the records read from a rendered
-document gives the same bytes.
+document gives the same bytes. Titles, separators and columns are `docformat`'s, the
+renderer's own.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from statedump.core.errors import from_validation
+from statedump.core.render import docformat as fmt
+from statedump.core.render.docformat import DOT, SEP
 from statedump.models import (
     Benchmark,
     Command,
@@ -31,16 +33,14 @@ from statedump.models import (
     Reference,
     Task,
 )
-from statedump.services.ingest.doc_fields import DOT, SEP, decision_facts, env_pairs, is_env, items, number, one_of, rows
-from statedump.services.ingest.mdtokens import Section, Segment, lines_of, parse, plain, raw_link_target, sections, segments
+from statedump.services.ingest.doc_fields import Tail, decision_facts, env_pairs, is_env, items, number, one_of, rows, tail
+from statedump.services.ingest.mdtokens import Section, lines_of, parse, plain, raw_link_target, sections, segments
 from statedump.services.ingest.plan import ImportPlan
 
 if TYPE_CHECKING:
     from markdown_it.tree import SyntaxTreeNode
 
-_SESSION_LABELS = ("model", "hardware", "agent", "repo", "branch")
-_TASK_GROUPS = {"Done": "done", "In progress": "in-progress", "Blocked": "blocked", "Dropped": "dropped"}
-_EARLIER = "Earlier and failed commands"
+_EARLIER_STATUSES = tuple(s for s in Command.STATUSES if s != fmt.CURRENT)
 
 
 def looks_like_statedump(text: str) -> bool:
@@ -50,10 +50,10 @@ def looks_like_statedump(text: str) -> bool:
     if len(nodes) < 2 or nodes[0].type != "heading" or nodes[0].tag != "h1" or nodes[1].type != "paragraph":
         return False
     segs = segments(nodes[1])
-    if len(segs) < 2 or segs[0] != ("text", "Session ") or segs[1][0] != "code":
+    if len(segs) < 2 or segs[0] != ("text", fmt.SESSION) or segs[1][0] != "code":
         return False
     names = [plain(n) for n in nodes if n.type == "heading" and n.tag == "h2"]
-    return names[:4] == ["Goal", "Instructions", "Discoveries", "Accomplished"]
+    return tuple(names[: len(fmt.SPINE)]) == fmt.SPINE
 
 
 class _Reader:
@@ -64,7 +64,7 @@ class _Reader:
         self.count = 0
 
     # -- helpers --------------------------------------------------------------
-    def make(self, cls: type[RecordBase], node: SyntaxTreeNode | None, guessed: set[str] | None = None, **data: Any) -> None:
+    def make(self, cls: type[RecordBase], node: SyntaxTreeNode | None, *, guessed: set[str] | None = None, **data: Any) -> None:
         # Made-up times one second apart keep the document's order within each kind.
         # Fields left at None are not in the document, so they are left unset (see apply).
         data = {k: v for k, v in data.items() if v is not None}
@@ -79,25 +79,6 @@ class _Reader:
     def item_body(self, item: SyntaxTreeNode, skip: int = 1) -> str | None:
         rest = item.children[skip:]
         return lines_of(self.lines, rest, dedent=2) or None if rest else None
-
-    def tail(
-        self, segs: list[Segment], statuses: tuple[str, ...], extras: Callable[[list[str]], bool] | None = None
-    ) -> dict[str, Any] | None:
-        """Split `head — extras · status · source · `id`` into its parts; None when it is not one."""
-        if len(segs) < 2 or segs[-1][0] != "code" or segs[-2][0] != "text" or not segs[-2][1].endswith(DOT):
-            return None
-        record_id = segs[-1][1]
-        text = segs[-2][1][: -len(DOT)]
-        start = 0
-        while (pos := text.find(SEP, start)) >= 0:
-            bits = text[pos + len(SEP) :].split(DOT)
-            for n in range(len(bits)):
-                ok = (extras(bits[:n]) if extras is not None else n == 0) and bits[n] in statuses
-                if ok:
-                    source = DOT.join(bits[n + 1 :]) or None
-                    return {"id": record_id, "head": text[:pos], "extras": bits[:n], "status": bits[n], "source": source}
-            start = pos + 1
-        return None
 
     # -- sections -------------------------------------------------------------
     def header(self, top: Section) -> None:
@@ -114,7 +95,7 @@ class _Reader:
                 label = None
                 for bit in rest.split(DOT)[1:]:
                     name, colon, value = bit.partition(": ")
-                    if colon and name in _SESSION_LABELS:
+                    if colon and name in fmt.SESSION_LABELS:
                         label = name
                         self.plan.session[label] = value
                     elif label is not None:
@@ -127,35 +108,28 @@ class _Reader:
         heads = [i for i, n in enumerate(sec.blocks) if n.type == "paragraph" and self._goal_tail(n) is not None]
         for k, i in enumerate(heads):
             node = sec.blocks[i]
-            parts = self._goal_tail(node)
-            assert parts is not None
+            found = self._goal_tail(node)
+            assert found is not None
+            title, parts = found
             following = sec.blocks[i + 1 : heads[k + 1] if k + 1 < len(heads) else len(sec.blocks)]
             criteria: list[str] = []
             for j, n in enumerate(following):
-                if n.type == "paragraph" and plain(n) == "Success criteria:" and j + 1 < len(following):
+                if n.type == "paragraph" and plain(n) == fmt.CRITERIA and j + 1 < len(following):
                     criteria = [plain(li.children[0]) for li in following[j + 1].children if li.children]
                     following = following[:j]
                     break
             body = lines_of(self.lines, following) or None
-            self.make(
-                Goal,
-                node,
-                id=parts["id"],
-                title=parts["title"],
-                status=parts["status"],
-                source=parts["source"],
-                body=body,
-                criteria=criteria,
-            )
+            self.make(Goal, node, **parts.fields(), title=title, body=body, criteria=criteria)
 
-    def _goal_tail(self, node: SyntaxTreeNode) -> dict[str, Any] | None:
+    def _goal_tail(self, node: SyntaxTreeNode) -> tuple[str, Tail] | None:
+        """(title, tail) of a goal's first line, `**title** — status · source · `id``."""
         segs = segments(node)
         if not segs or segs[0][0] != "strong":
             return None
-        parts = self.tail([("text", ""), *segs[1:]] if len(segs) > 1 else segs, Goal.STATUSES)
-        if parts is None or parts["head"] != "":
+        parts = tail([("text", ""), *segs[1:]] if len(segs) > 1 else segs, Goal.STATUSES)
+        if parts is None or parts.head != "":
             return None
-        return {**parts, "title": segs[0][1]}
+        return segs[0][1], parts
 
     def instructions(self, sec: Section) -> None:
         for item in items(sec.blocks):
@@ -163,15 +137,15 @@ class _Reader:
             if kids and kids[0].type == "blockquote" and len(kids) > 1:
                 # Each line of a long quote is written as escaped plain text.
                 quote = "\n\n".join(plain(p) for p in kids[0].children if p.type == "paragraph")
-                parts = self.tail(segments(kids[1]), Instruction.STATUSES, one_of("standing", "one-off"))
+                parts = tail(segments(kids[1]), Instruction.STATUSES, one_of(fmt.STANDING, fmt.ONE_OFF))
                 if parts is None:
                     continue
-                title = parts["head"]
+                title = parts.head
             else:
-                parts = self.tail(segments(kids[0]) if kids else [], Instruction.STATUSES, one_of("standing", "one-off"))
-                if parts is None or not parts["head"].startswith('"'):
+                parts = tail(segments(kids[0]) if kids else [], Instruction.STATUSES, one_of(fmt.STANDING, fmt.ONE_OFF))
+                if parts is None or not parts.head.startswith('"'):
                     continue
-                head = parts["head"]
+                head = parts.head
                 cut = head.rfind('"' + SEP)
                 if cut > 0:
                     # A blank quote shows as `""`; a space keeps the record valid and the document the same.
@@ -181,80 +155,67 @@ class _Reader:
                     quote = title = head[1:-1]
                 else:
                     continue
-            standing = parts["extras"][0] == "standing"
-            self.make(
-                Instruction,
-                item,
-                id=parts["id"],
-                title=title,
-                status=parts["status"],
-                source=parts["source"],
-                quote=quote,
-                standing=standing,
-            )
+            standing = parts.extras[0] == fmt.STANDING
+            self.make(Instruction, item, **parts.fields(), title=title, quote=quote, standing=standing)
 
     def findings(self, sec: Section, ruled_out: bool) -> None:
         for item in items(sec.blocks):
             segs = segments(item.children[0]) if item.children else []
             if not segs or segs[0][0] != "strong":
                 continue
-            parts = self.tail(segs[1:], Discovery.STATUSES, None if ruled_out else one_of("finding", "risk", "dead-end"))
+            parts = tail(segs[1:], Discovery.STATUSES, None if ruled_out else one_of("finding", "risk", "dead-end"))
             if parts is None:
                 continue
-            category = "dead-end" if ruled_out else parts["extras"][0]
+            category = "dead-end" if ruled_out else parts.extras[0]
             self.make(
                 Discovery,
                 item,
-                {"category"} if ruled_out else None,
-                id=parts["id"],
+                guessed={"category"} if ruled_out else None,
+                **parts.fields(),
                 title=segs[0][1],
-                status=parts["status"],
-                source=parts["source"],
                 category=category,
                 body=self.item_body(item),
             )
 
     def compat(self, sec: Section) -> None:
-        for node, row in rows(sec.blocks):
-            if len(row) != 6:
+        for node, cells in rows(sec.blocks):
+            if (c := fmt.COMPAT.read(cells)) is None:
                 continue
-            comp, option, target, status, symptom, rid = row
-            title = f"{comp}: {option} on {target} {status}"
+            title = f"{c['component']}: {c['option']} on {c['target']} {c['result']}"
             self.make(
                 Compat,
                 node,
-                {"title"},
-                id=rid,
+                guessed={"title"},
+                id=c["id"],
                 title=title[:300],
-                status=status,
-                component=comp,
-                option=option,
-                target=target,
-                symptom=symptom or None,
+                status=c["result"],
+                component=c["component"],
+                option=c["option"],
+                target=c["target"],
+                symptom=c["symptom"] or None,
             )
 
     def benchmarks(self, sec: Section) -> None:
-        groups: dict[str, list[list[str]]] = {}
+        groups: dict[str, list[dict[str, str]]] = {}
         first: dict[str, SyntaxTreeNode] = {}
-        for node, row in rows(sec.blocks):
-            if len(row) == 7:
-                # Documents rendered before the Status column: the status is not shown.
-                row = [*row[:6], "", row[6]]
-            if len(row) == 8:
-                groups.setdefault(row[7], []).append(row)
-                first.setdefault(row[7], node)
+        for node, cells in rows(sec.blocks):
+            # Documents rendered before a column was added do not show it: it reads as blank.
+            row = fmt.BENCHMARKS.read(cells) or fmt.BENCHMARKS.read(cells, without=fmt.BENCHMARK_ADDED)
+            if row is not None:
+                groups.setdefault(row["id"], []).append(row)
+                first.setdefault(row["id"], node)
         for rid, group in groups.items():
-            title, conc, _, _, _, base, status, _ = group[0]
-            metrics = [{"name": r[2], "value": number(r[3]), "unit": r[4]} for r in group if r[2]]
+            head = group[0]
+            metrics = [{"name": r["metric"], "value": number(r["value"]), "unit": r["unit"]} for r in group if r["metric"]]
             self.make(
                 Benchmark,
                 first[rid],
                 id=rid,
-                title=title,
-                status=status or None,
-                concurrency=conc or None,
+                title=head["title"],
+                status=head["status"] or None,
+                concurrency=head["concurrency"] or None,
                 metrics=metrics,
-                baseline=base == "yes",
+                baseline=head["baseline"] == fmt.BASELINE,
             )
 
     def decisions(self, sec: Section) -> None:
@@ -276,13 +237,21 @@ class _Reader:
             self.make(Decision, dec.heading, **data)
 
     def stack(self, sec: Section) -> None:
-        for node, row in rows(sec.blocks):
-            if len(row) != 5:
+        for node, cells in rows(sec.blocks):
+            if (c := fmt.STACK.read(cells)) is None:
                 continue
-            name, version, build, status, rid = row
+            name, version, build = c["name"], c["version"], c["build"]
             title = f"{name} {version}".strip()
             self.make(
-                Component, node, {"title"}, id=rid, title=title, status=status, name=name, version=version or None, build=build or None
+                Component,
+                node,
+                guessed={"title"},
+                id=c["id"],
+                title=title,
+                status=c["status"],
+                name=name,
+                version=version or None,
+                build=build or None,
             )
 
     def tasks(self, blocks: list[SyntaxTreeNode], statuses: tuple[str, ...]) -> None:
@@ -290,19 +259,17 @@ class _Reader:
             segs = segments(item.children[0]) if item.children else []
             if not segs or segs[0][0] != "strong":
                 continue
-            parts = self.tail(segs[1:], statuses, lambda bits: len(bits) <= 1 and all(re.fullmatch(r"P\d+", b) for b in bits))
+            parts = tail(segs[1:], statuses, lambda bits: len(bits) <= 1 and all(fmt.priority_of(b) is not None for b in bits))
             if parts is None:
                 continue
-            head = parts["head"].strip()
+            head = parts.head.strip()
             impact = head[1:-1] if head.startswith("(") and head.endswith(")") else None
-            priority = int(parts["extras"][0][1:]) if parts["extras"] else None
+            priority = fmt.priority_of(parts.extras[0]) if parts.extras else None
             self.make(
                 Task,
                 item,
-                id=parts["id"],
+                **parts.fields(),
                 title=segs[0][1],
-                status=parts["status"],
-                source=parts["source"],
                 priority=priority,
                 impact=impact,
                 body=self.item_body(item),
@@ -310,12 +277,12 @@ class _Reader:
 
     def commands(self, sec: Section) -> None:
         for cmd in sec.children:
-            if cmd.title == _EARLIER and cmd.children and not (cmd.blocks and cmd.blocks[0].type == "paragraph"):
+            if cmd.title == fmt.EARLIER and cmd.children and not (cmd.blocks and cmd.blocks[0].type == "paragraph"):
                 # Earlier and failed commands: one `####` section each, written like a current one.
                 for old in cmd.children:
-                    self.command(old, ("previous", "failed"))
+                    self.command(old, _EARLIER_STATUSES)
             else:
-                self.command(cmd, ("current",))
+                self.command(cmd, (fmt.CURRENT,))
 
     def command(self, cmd: Section, statuses: tuple[str, ...]) -> None:
         """One command section: `form [· status] · `id` [· last known good] [· source]`, purpose, env, text, body."""
@@ -326,13 +293,13 @@ class _Reader:
         if len(segs) < 2 or segs[1][0] != "code":
             return
         form, _, status = segs[0][1].removesuffix(DOT).partition(DOT)
-        status = status or "current"
+        status = status or fmt.CURRENT
         if status not in statuses:
             return
         rest_text = "".join(v for _, v in segs[2:])
-        good = rest_text.startswith(DOT + "last known good")
+        good = rest_text.startswith(DOT + fmt.LAST_GOOD)
         if good:
-            rest_text = rest_text[len(DOT + "last known good") :]
+            rest_text = rest_text[len(DOT + fmt.LAST_GOOD) :]
         source = rest_text.removeprefix(DOT) or None
         blocks = blocks[1:]
         purpose = None
@@ -368,19 +335,10 @@ class _Reader:
             segs = segments(item.children[0]) if item.children else []
             if len(segs) < 3 or segs[0][0] != "code" or not segs[1][1].startswith(SEP):
                 continue
-            parts = self.tail([("text", segs[1][1][len(SEP) :]), *segs[2:]], File.STATUSES)
+            parts = tail([("text", segs[1][1][len(SEP) :]), *segs[2:]], File.STATUSES)
             if parts is None:
                 continue
-            self.make(
-                File,
-                item,
-                id=parts["id"],
-                title=parts["head"],
-                path=segs[0][1],
-                status=parts["status"],
-                source=parts["source"],
-                body=self.item_body(item),
-            )
+            self.make(File, item, **parts.fields(), title=parts.head, path=segs[0][1], body=self.item_body(item))
 
     def references(self, sec: Section) -> None:
         for item in items(sec.blocks):
@@ -393,19 +351,42 @@ class _Reader:
                 title, url, rest = segs[0][1][:-2], segs[1][1], [("text", segs[2][1][1:]), *segs[3:]]
             else:
                 continue
-            parts = self.tail(rest, Reference.STATUSES)
-            if parts is None or parts["head"]:
+            parts = tail(rest, Reference.STATUSES)
+            if parts is None or parts.head:
                 continue
-            self.make(
-                Reference,
-                item,
-                id=parts["id"],
-                title=title,
-                url=url,
-                status=parts["status"],
-                source=parts["source"],
-                body=self.item_body(item),
-            )
+            self.make(Reference, item, **parts.fields(), title=title, url=url, body=self.item_body(item))
+
+    def discoveries(self, sec: Section) -> None:
+        for sub in sec.children:
+            if (read := _DISCOVERY_PARTS.get(sub.title)) is not None:
+                read(self, sub)
+
+    def accomplished(self, sec: Section) -> None:
+        groups = {title: status for status, title in fmt.TASK_GROUPS}
+        for sub in sec.children:
+            if sub.title in groups:
+                self.tasks(sub.blocks, (groups[sub.title],))
+
+
+_Read = Callable[[_Reader, Section], None]
+_DISCOVERY_PARTS: dict[str, _Read] = {
+    fmt.FINDINGS: lambda r, s: r.findings(s, False),
+    fmt.RULED_OUT: lambda r, s: r.findings(s, True),
+    fmt.COMPAT.title: _Reader.compat,
+    fmt.BENCHMARKS.title: _Reader.benchmarks,
+    fmt.DECISIONS: _Reader.decisions,
+    fmt.STACK.title: _Reader.stack,
+}
+_SECTIONS: dict[str, _Read] = {
+    fmt.GOAL: _Reader.goal,
+    fmt.INSTRUCTIONS: _Reader.instructions,
+    fmt.DISCOVERIES: _Reader.discoveries,
+    fmt.ACCOMPLISHED: _Reader.accomplished,
+    fmt.NEXT_STEPS: lambda r, s: r.tasks(s.blocks, fmt.NEXT_STATUSES),
+    fmt.COMMANDS: _Reader.commands,
+    fmt.FILES: _Reader.files,
+    fmt.REFERENCES: _Reader.references,
+}
 
 
 def read_statedump(text: str, plan: ImportPlan, base: datetime) -> None:
@@ -415,31 +396,5 @@ def read_statedump(text: str, plan: ImportPlan, base: datetime) -> None:
     reader.header(top)
     doc = top.children[0] if top.children and top.children[0].level == 1 else top
     for sec in doc.children:
-        if sec.title == "Goal":
-            reader.goal(sec)
-        elif sec.title == "Instructions":
-            reader.instructions(sec)
-        elif sec.title == "Discoveries":
-            for sub in sec.children:
-                handler = {
-                    "Findings": lambda s: reader.findings(s, False),
-                    "Ruled out (do not retry)": lambda s: reader.findings(s, True),
-                    "Compatibility matrix": reader.compat,
-                    "Benchmarks": reader.benchmarks,
-                    "Decisions": reader.decisions,
-                    "Software stack": reader.stack,
-                }.get(sub.title)
-                if handler is not None:
-                    handler(sub)
-        elif sec.title == "Accomplished":
-            for sub in sec.children:
-                if sub.title in _TASK_GROUPS:
-                    reader.tasks(sub.blocks, (_TASK_GROUPS[sub.title],))
-        elif sec.title == "Next steps":
-            reader.tasks(sec.blocks, ("todo", "proposed"))
-        elif sec.title == "Deployment commands":
-            reader.commands(sec)
-        elif sec.title == "Relevant files / directories":
-            reader.files(sec)
-        elif sec.title == "References":
-            reader.references(sec)
+        if (read := _SECTIONS.get(sec.title)) is not None:
+            read(reader, sec)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from statedump.core.clock import now
+from statedump.core.render import docformat as fmt
 from statedump.models import (
     Benchmark,
     Command,
@@ -280,7 +281,9 @@ class _Builder:
             self.add(Discovery, node, title=f"{section} (table)", body=self.text([node]))
 
     def compat_row(self, header: list[str], row: list[str], section: str, node: SyntaxTreeNode) -> None:
-        def col(*names: str) -> str | None:
+        def col(key: str, *others: str) -> str | None:
+            # The header statedump's own matrix gives the column, then the words other templates use.
+            names = (fmt.COMPAT.label(key).lower(), *others)
             for i, h in enumerate(header):
                 if i < len(row) and any(n in h for n in names) and row[i]:
                     return row[i]
