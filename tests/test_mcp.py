@@ -185,7 +185,7 @@ def test_records_status_lists_and_next_steps(store: Store) -> None:
     assert [r["id"] for r in json.loads(text(listed))["records"]] == ["calibrate-fp8-kv-scales"]
     assert [t["id"] for t in json.loads(text(nxt))["tasks"]] == ["calibrate-fp8-kv-scales"]
     assert json.loads(text(sessions))["sessions"] == [{"id": "s1", "title": "Test session", "status": "active"}]
-    assert json.loads(text(checked)) == {"findings": []}
+    assert json.loads(text(checked)) == {"session": "s1", "ok": True, "findings": []}
 
 
 def test_secrets_are_redacted_before_the_commit(store: Store) -> None:

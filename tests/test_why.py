@@ -11,11 +11,13 @@ from conftest import Cli, git, golden, snapshot
 from rich.console import Console
 from rich.markdown import Markdown
 
+from statedump.core.errors import StatedumpError
+from statedump.core.render.why import why_markdown
 from statedump.core.store.store import Store
 from statedump.models import Decision, Discovery, Instruction, Session, Task
 from statedump.models.state import SessionState
 from statedump.services.demo import load_example
-from statedump.services.why import build_report, find_decisions, why, why_markdown
+from statedump.services.why import build_report, find_decisions, why
 
 SID = "qwen35-397b-a17b-nvfp4"
 
@@ -84,6 +86,19 @@ def test_no_match_is_one_line_exit_2_and_changes_nothing(demo_root: Path) -> Non
     assert r.exit_code == 2 and r.output.count("\n") == 1
     assert "no decision matches 'quantum entanglement'" in r.output and "bf16-kv-cache" in r.output
     assert snapshot(demo_root) == before
+
+
+def test_no_match_in_a_large_session_names_the_nearest_few(store: Store) -> None:
+    # 800 decisions in one hint would flood a terminal line and an agent's context.
+    decisions = [Decision(id=f"choice-{n:03d}", title=f"Choice {n}", choice="x") for n in range(799)]
+    decisions.append(Decision(id="kv-cache-dtype-bf16", title="BF16 KV", choice="--kv-cache-dtype bf16"))
+    state = SessionState(Session(id="s1", title="t"), list(decisions))
+    with pytest.raises(StatedumpError) as err:
+        why(store, "s1", "kv-cache-dtype-fp8", state=state)
+    hint = err.value.hint or ""
+    listed = hint.split("decisions: ", 1)[1]
+    assert listed.startswith("kv-cache-dtype-bf16, ") and listed.endswith(" and 795 more")
+    assert listed.count(", ") == 4
 
 
 def test_editing_evidence_after_the_decision_asks_for_review(demo_copy: Path) -> None:

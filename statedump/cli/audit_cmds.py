@@ -23,8 +23,8 @@ def why(query: str, store_path: Path | None, session: str | None, as_json: bool)
     trade-offs, the evidence (the user's words with their message), the enforcing
     commands, the commit that recorded it, and whether it needs review.
     """
+    from statedump.core.render.why import why_json, why_markdown
     from statedump.services.why import why as explain
-    from statedump.services.why import why_json, why_markdown
 
     store = open_store(store_path)
     sid = store.pick_session(session)
@@ -35,9 +35,10 @@ def why(query: str, store_path: Path | None, session: str | None, as_json: bool)
     text = why_markdown(report)
     if stdout_is_terminal():
         from rich.console import Console
-        from rich.markdown import Markdown
 
-        Console().print(Markdown(text, code_theme="ansi_dark", hyperlinks=False))
+        from statedump.core.render.terminal import print_markdown
+
+        print_markdown(text, Console())
     else:
         click.echo(text, nl=False)
 
@@ -53,6 +54,7 @@ def check(rev: str | None, store_path: Path | None, session: str | None, as_json
     One line per finding; exit status 1 when there is any, 0 when there is none. Meant for CI.
     """
     from statedump.services.check import check as run_check
+    from statedump.services.check import check_json
     from statedump.services.history import resolve_ref
 
     store = open_store(store_path)
@@ -60,7 +62,7 @@ def check(rev: str | None, store_path: Path | None, session: str | None, as_json
     state = store.load(sid, resolve_ref(store, rev, sid) if rev else None)
     findings = run_check(state)
     if as_json:
-        print_json({"session": sid, "ok": not findings, "findings": [f.__dict__ for f in findings]})
+        print_json(check_json(sid, findings))
     else:
         for f in findings:
             click.echo(safe(f.line()))

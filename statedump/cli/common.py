@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -43,8 +42,10 @@ def open_store(store_path: Path | None) -> Store:
 
 
 def print_json(data: Any) -> None:
-    """JSON to stdout, stable key order, UTF-8."""
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str, allow_nan=False))
+    """`data` to stdout through the one JSON encoder (records, dates and infinities included)."""
+    from statedump.core.render.json import to_json
+
+    click.echo(to_json(data))
 
 
 def safe(text: str) -> str:

@@ -17,7 +17,8 @@ from statedump.cli.common import json_option, open_store, print_json, safe, sess
 @json_option
 def log(record_id: str | None, limit: int | None, store_path: Path | None, session: str | None, as_json: bool) -> None:
     """History of record RECORD_ID, or of the whole session, newest first, with sources and commits."""
-    from statedump.services.history import entry_json, log_lines, record_history, session_log
+    from statedump.core.render.history import entry_json, log_lines
+    from statedump.services.history import record_history, session_log
 
     store = open_store(store_path)
     sid = store.pick_session(session)
@@ -40,7 +41,8 @@ def diff(old: str, new: str | None, store_path: Path | None, session: str | None
 
     OLD and NEW are commits, branches, dump tags (`dump/<session>/<n>`, or just `<n>`), or dates.
     """
-    from statedump.services.history import compare, diff_json, diff_lines
+    from statedump.core.render.history import diff_json, diff_lines
+    from statedump.services.history import compare
 
     store = open_store(store_path)
     sid = store.pick_session(session)
@@ -96,7 +98,7 @@ def dumps(store_path: Path | None, session: str | None, as_json: bool) -> None:
                     "tag": d.name,
                     "number": d.number,
                     "commit": d.sha,
-                    "date": d.date.isoformat().replace("+00:00", "Z"),
+                    "date": d.date,
                     "message": d.message,
                 }
                 for d in found

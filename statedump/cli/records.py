@@ -92,7 +92,7 @@ def add(
 ) -> None:
     """Add a record of KIND from flags, a YAML file (--from), or $EDITOR when nothing is given."""
     from statedump.core import codec
-    from statedump.services.records import build, parse_field, parse_link, to_json
+    from statedump.services.records import build, parse_field, parse_link
 
     store = open_store(store_path)
     sid = store.pick_session(session)
@@ -116,7 +116,7 @@ def add(
     record, made_up = build(kind, base=base, fields=given, links=[parse_link(item) for item in links], record_id=record_id, where=where)
     record, sha = store.add(sid, record, unique=made_up, where=None if where == "arguments" else where)
     if as_json:
-        print_json({"commit": sha, "record": to_json(record)})
+        print_json({"commit": sha, "record": record})
     else:
         click.echo(f"{record.kind} {record.id} added ({sha[:10]})")
 
@@ -204,7 +204,6 @@ def list_records(
 ) -> None:
     """List records, in the order they happened."""
     from statedump.services.query import filter_records
-    from statedump.services.records import to_json
 
     known = {st for k in (kinds or KINDS) for st in KINDS[k].STATUSES}
     for wanted in statuses:
@@ -222,7 +221,7 @@ def list_records(
     sid = store.pick_session(session, rev)
     records = filter_records(store.load(sid, rev).records, kinds=kinds, statuses=statuses, grep=grep)
     if as_json:
-        print_json([to_json(r) for r in records])
+        print_json(records)
         return
     for r in records:
         click.echo(f"{r.kind:<11} {r.id:<40} {r.status:<12} {safe(r.title)}")
@@ -237,7 +236,6 @@ def list_records(
 def show(record_id: str, rev: str | None, store_path: Path | None, session: str | None, as_json: bool) -> None:
     """Show one record as its YAML (or JSON)."""
     from statedump.core import codec
-    from statedump.services.records import to_json
 
     store = open_store(store_path)
     if rev is not None:
@@ -253,6 +251,6 @@ def show(record_id: str, rev: str | None, store_path: Path | None, session: str 
             raise NotFound(f"no record {record_id!r} as of {rev}", where=record_id)
         record = found
     if as_json:
-        print_json(to_json(record))
+        print_json(record)
     else:
         click.echo(safe(codec.dump_record(record).split("\n", 1)[1]), nl=False)

@@ -65,7 +65,8 @@ def resume(budget: int | None, flavor: str, agents_md: Path | None, store_path: 
 @session_option
 def handoff(since: str | None, out: Path | None, fmt: str, store_path: Path | None, session: str | None) -> None:
     """The report for the next person: state, changes since the last dump, open questions, commands, benchmark trend."""
-    from statedump.services.report.handoff import build_handoff, handoff_markdown
+    from statedump.core.render.handoff import handoff_markdown
+    from statedump.services.report.handoff import build_handoff
 
     store = open_store(store_path)
     report = build_handoff(store, store.pick_session(session), since)
@@ -75,7 +76,7 @@ def handoff(since: str | None, out: Path | None, fmt: str, store_path: Path | No
     elif fmt == "terminal":
         from rich.console import Console
 
-        from statedump.services.report.handoff import print_handoff
+        from statedump.core.render.terminal import print_handoff
 
         print_handoff(report, Console())
     else:

@@ -18,11 +18,12 @@ from mcp_types import ToolAnnotations
 from pydantic import ConfigDict
 
 from statedump.core.fielddocs import json_schema
+from statedump.core.render.json import plain
 from statedump.core.store.store import Store
 from statedump.mcpserver.errors import tool_errors
 from statedump.mcpserver.tools import compact
 from statedump.models import KINDS
-from statedump.services.records import build, to_json
+from statedump.services.records import build
 
 # Fields the server fills in: the kind is the tool's, an id is made from the title.
 _OPTIONAL = {"id", "status", "at"}
@@ -99,7 +100,7 @@ def add_record(store: Store, kind: str, arguments: dict[str, Any], structured: s
     sid = store.pick_session(session if isinstance(session, str) else None)
     record, made_up = build(kind, base=data, where="arguments")
     record, sha = store.add(sid, record, unique=made_up)
-    return {"commit": sha, "session": sid, "record": compact(to_json(record))}
+    return {"commit": sha, "session": sid, "record": compact(plain(record))}
 
 
 def _tool_for(store: Store, kind: str) -> Tool:

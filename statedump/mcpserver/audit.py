@@ -32,8 +32,8 @@ def register(app: MCPServer[Any], store: Store) -> None:
         """Why a decision was made: the question, the user's words that prompted it, the evidence with
         its numbers, the alternatives rejected, the flags that carry it out, and the commit."""
         from statedump.core.errors import StatedumpError
+        from statedump.core.render.why import why_json, why_markdown
         from statedump.services.why import why as explain
-        from statedump.services.why import why_json, why_markdown
 
         if format not in ("markdown", "json"):
             raise StatedumpError(f"format {format!r} is not markdown or json", where="format")
@@ -47,9 +47,10 @@ def register(app: MCPServer[Any], store: Store) -> None:
         instructions contradicted by decisions, and benchmarks without their command.
         An empty `findings` list means the session is consistent."""
         from statedump.services.check import check as run_check
+        from statedump.services.check import check_json
 
-        findings = run_check(store.load(store.pick_session(session)))
-        return {"findings": [{"code": f.code, "where": f.where, "message": f.message} for f in findings]}
+        sid = store.pick_session(session)
+        return check_json(sid, run_check(store.load(sid)))
 
     @app.tool(annotations=READ)
     @tool_errors

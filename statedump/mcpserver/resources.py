@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
 from statedump.core import codec
+from statedump.core.render.json import to_json
 from statedump.core.store.store import Store
 from statedump.mcpserver.errors import resource_errors
 from statedump.mcpserver.tools import summary
@@ -34,7 +34,7 @@ def register(app: MCPServer[Any], store: Store) -> None:
             {"id": sid, "title": store.load_session(sid).title, "state": state_uri(sid), "records": f"{SCHEME}sessions/{sid}/records"}
             for sid in store.session_ids()
         ]
-        return json.dumps(rows, indent=2, ensure_ascii=False)
+        return to_json(rows)
 
     @app.resource(f"{SCHEME}sessions/{{session}}/state", name="state-document", mime_type="text/markdown")
     @resource_errors
@@ -50,7 +50,7 @@ def register(app: MCPServer[Any], store: Store) -> None:
         """Every record of the session (id, kind, status, title, uri), in the order they happened."""
         sid = store.pick_session(session)
         rows = [{**summary(r), "uri": record_uri(sid, r.id)} for r in store.load(sid).records]
-        return json.dumps(rows, indent=2, ensure_ascii=False)
+        return to_json(rows)
 
     @app.resource(f"{SCHEME}sessions/{{session}}/records/{{record_id}}", name="record", mime_type="application/yaml")
     @resource_errors

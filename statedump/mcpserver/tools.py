@@ -9,10 +9,10 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from statedump.core.errors import StatedumpError
+from statedump.core.render.json import plain
 from statedump.core.store.store import Store
 from statedump.mcpserver.errors import tool_errors
 from statedump.models import KINDS
-from statedump.services.records import to_json
 
 SessionArg = Annotated[str | None, Field(description="Session id (default: the store's only or most recently started active session).")]
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -85,7 +85,7 @@ def register(app: MCPServer[Any], store: Store) -> None:
     @tool_errors
     def show_record(id: Annotated[str, Field(description="The record id.")], session: SessionArg = None) -> dict[str, Any]:
         """One record with every field."""
-        out: dict[str, Any] = compact(to_json(store.get(store.pick_session(session), id)))
+        out: dict[str, Any] = compact(plain(store.get(store.pick_session(session), id)))
         return out
 
     @app.tool(annotations=WRITE)

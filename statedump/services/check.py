@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from statedump.models import Benchmark, Command, Decision, Enforcement, Instruction
 from statedump.models.state import SessionState
@@ -258,3 +259,13 @@ def check(state: SessionState) -> list[Finding]:
         + _benchmark_findings(state)
     )
     return _ordered(found)
+
+
+def check_json(session: str, findings: list[Finding]) -> dict[str, Any]:
+    """The findings as JSON-ready data, the one shape of `statedump check --json` and of the
+    MCP `check` tool: `ok` is true when there are none."""
+    return {
+        "session": session,
+        "ok": not findings,
+        "findings": [{"code": f.code, "where": f.where, "message": f.message} for f in findings],
+    }

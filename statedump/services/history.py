@@ -9,14 +9,14 @@ but commits made by hand are listed too, with what can be read from their paths.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from statedump.core.errors import NotFound, StatedumpError
 from statedump.core.git.gateway import Commit
 from statedump.core.layout import RecordRef, record_path, record_paths, session_path
+from statedump.core.render.history import change_line
 from statedump.core.store.store import Store
+from statedump.models.history import Comparison, Entry, FieldChange, RecordDiff
 from statedump.models.ids import KIND_NAMES as KINDS
 
 if TYPE_CHECKING:
@@ -52,29 +52,6 @@ def resolve_ref(store: Store, ref: str, session: str | None = None) -> str:
         if ref.startswith("dump/"):
             raise NotFound(f"no dump {number} in session {sid!r}", where=ref, hint="`statedump dumps` lists them")
     return store.git.resolve(ref)
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One commit in the history of a record or a session."""
-
-    sha: str
-    date: datetime
-    subject: str
-    action: str | None
-    """From the `Statedump-Action` trailer: add, edit, `status done`, new, ..."""
-    record: str | None
-    """`kind/id`, e.g. `decision/bf16-kv-cache`; None for a change to the session itself."""
-    source: str | None
-    """From the `Statedump-Source` trailer, e.g. `msg 6007`."""
-    session: str | None
-    paths: tuple[str, ...] = ()
-    """The session files the commit changed."""
-
-    @property
-    def short(self) -> str:
-        """The first ten characters of the sha."""
-        return self.sha[:10]
 
 
 def _entry(commit: Commit, paths: tuple[str, ...], session: str) -> Entry:
@@ -154,27 +131,6 @@ def state_at(store: Store, session: str, ref: str) -> SessionState:
 # -- differences ------------------------------------------------------------
 
 
-@dataclass
-class FieldChange:
-    """One field of a record, before and after (None when absent on that side)."""
-
-    field: str
-    old: Any
-    new: Any
-
-
-@dataclass
-class RecordDiff:
-    """How one record differs between two states."""
-
-    id: str
-    kind: str
-    change: Literal["added", "removed", "changed"]
-    fields: list[FieldChange] = field(default_factory=list)
-    """For `changed`, each differing field; for `added`/`removed`, every field of the record."""
-    title: str = ""
-
-
 _KIND_ORDER = {kind: i for i, kind in enumerate(KINDS)}
 
 
@@ -213,33 +169,6 @@ def diff_states(old: SessionState, new: SessionState) -> list[RecordDiff]:
     return sorted(out, key=lambda d: (_KIND_ORDER.get(d.kind, len(_KIND_ORDER)), d.id))
 
 
-def short_value(value: Any, limit: int = 80) -> str:
-    """A value on one line for a diff or a log: text flattened, long text cut with an ellipsis."""
-    if value is None:
-        return "(none)"
-    if isinstance(value, datetime):
-        text = value.isoformat().replace("+00:00", "Z")
-    elif isinstance(value, str):
-        text = " ".join(value.split())
-    else:
-        import json
-
-        text = json.dumps(value, ensure_ascii=False, default=str, sort_keys=False)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _one_change(change: FieldChange) -> str:
-    old, new = change.old, change.new
-    if isinstance(old, str) and isinstance(new, str) and ("\n" in old or "\n" in new):
-        import difflib
-
-        lines = list(difflib.ndiff(old.splitlines(), new.splitlines()))
-        gone = [line[2:].strip(" \\") for line in lines if line.startswith("- ")]
-        came = [line[2:].strip(" \\") for line in lines if line.startswith("+ ")]
-        old, new = " / ".join(gone) or "(no line)", " / ".join(came) or "(no line)"
-    return f"{change.field} {short_value(old, 40)} -> {short_value(new, 40)}"
-
-
 def describe_change(old: RecordBase | None, new: RecordBase | None, most: int = 3) -> str | None:
     """One line saying how a record changed (`status confirmed -> resolved`), `added`,
     `removed`, or None when the two are equal."""
@@ -252,7 +181,7 @@ def describe_change(old: RecordBase | None, new: RecordBase | None, most: int = 
     diff = diff_records(old, new)
     if diff is None:
         return None
-    parts = [_one_change(c) for c in diff.fields[:most]]
+    parts = [change_line(c) for c in diff.fields[:most]]
     if len(diff.fields) > most:
         parts.append(f"and {len(diff.fields) - most} more fields")
     return "; ".join(parts)
@@ -274,44 +203,6 @@ def record_history(store: Store, session: str, record_id: str, limit: int | None
     return entries[:limit] if limit else entries
 
 
-def _iso(when: datetime) -> str:
-    return when.isoformat().replace("+00:00", "Z")
-
-
-def entry_json(entry: Entry) -> dict[str, Any]:
-    """An entry as JSON-ready data."""
-    return {
-        "commit": entry.sha,
-        "date": _iso(entry.date),
-        "subject": entry.subject,
-        "action": entry.action,
-        "record": entry.record,
-        "source": entry.source,
-        "session": entry.session,
-    }
-
-
-def log_lines(entries: list[Entry]) -> list[str]:
-    """One line per entry: date, short sha, subject, and the source when there is one."""
-    out = []
-    for e in entries:
-        line = f"{e.date:%Y-%m-%d %H:%M}  {e.short}  {e.subject}"
-        out.append(line + (f"  [{e.source}]" if e.source else ""))
-    return out or ["(no commits yet)"]
-
-
-@dataclass
-class Comparison:
-    """Two states of one session and how they differ."""
-
-    old_ref: str
-    old_sha: str
-    new_ref: str
-    new_sha: str | None
-    """None for the working tree."""
-    changes: list[RecordDiff]
-
-
 def compare(store: Store, session: str, old: str, new: str | None = None) -> Comparison:
     """The session at `old` against the session at `new` (default: the working tree)."""
     old_sha = resolve_ref(store, old, session)
@@ -319,68 +210,3 @@ def compare(store: Store, session: str, old: str, new: str | None = None) -> Com
     before = store.load(session, old_sha)
     after = store.load(session, new_sha)
     return Comparison(old, old_sha, new or "working tree", new_sha, diff_states(before, after))
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return _iso(value)
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
-
-
-def diff_json(result: Comparison) -> dict[str, Any]:
-    """A comparison as JSON-ready data."""
-    return {
-        "from": {"ref": result.old_ref, "commit": result.old_sha},
-        "to": {"ref": result.new_ref, "commit": result.new_sha},
-        "changes": [
-            {
-                "id": d.id,
-                "kind": d.kind,
-                "change": d.change,
-                "title": d.title,
-                "fields": [{"field": f.field, "old": _plain(f.old), "new": _plain(f.new)} for f in d.fields]
-                if d.change == "changed"
-                else [],
-            }
-            for d in result.changes
-        ],
-    }
-
-
-def _field_lines(change: FieldChange) -> list[str]:
-    old, new = change.old, change.new
-    if isinstance(old, str) and isinstance(new, str) and ("\n" in old or "\n" in new):
-        # Long verbatim text (a command, a body): show only the lines that differ.
-        import difflib
-
-        lines = [f"    {change.field}:"]
-        for line in difflib.ndiff(old.splitlines(), new.splitlines()):
-            if line[:1] in "-+":
-                lines.append(f"      {line[0]} {line[2:].strip()}")
-        return lines
-    return [f"    {change.field}: {short_value(old)} -> {short_value(new)}"]
-
-
-_MARK = {"added": "+", "removed": "-", "changed": "~"}
-
-
-def diff_lines(result: Comparison) -> list[str]:
-    """The comparison for people: one line per record (+ added, - removed, ~ changed), then
-    the changed fields as old -> new, then a count."""
-    new = result.new_sha[:10] if result.new_sha else "working tree"
-    out = [f"{result.old_ref} ({result.old_sha[:10]}) -> {result.new_ref}" + (f" ({new})" if result.new_sha else "")]
-    counts = {"added": 0, "removed": 0, "changed": 0}
-    for d in result.changes:
-        counts[d.change] += 1
-        out.append(f"{_MARK[d.change]} {d.kind} {d.id}: {' '.join(d.title.split())}")
-        if d.change == "changed":
-            for f in d.fields:
-                out += _field_lines(f)
-    if not result.changes:
-        out.append("no differences")
-    out.append(f"{counts['added']} added, {counts['removed']} removed, {counts['changed']} changed")
-    return out

@@ -6,7 +6,6 @@ input with the same message.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
@@ -110,10 +109,3 @@ def set_status(
     current = store.get(session, record_id)
     record = with_status(current, new_status)
     return current, record, store.put(session, record, action=f"status {new_status}", source=source)
-
-
-def to_json(record: RecordBase) -> dict[str, Any]:
-    """A record as JSON-ready data (infinity becomes the string "inf")."""
-    data = record.model_dump(mode="json", exclude_none=True, exclude_defaults=False)
-    out: dict[str, Any] = json.loads(json.dumps(data, default=str))
-    return out

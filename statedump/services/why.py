@@ -1,24 +1,23 @@
 """Why a decision was made: the question, the choice, the evidence chain, the commands that
 carry it out, the commits that recorded it, and whether it needs review.
 
-`why()` gathers a `WhyReport`; `why_markdown()` and `why_json()` present it for people
-and for programs. The CLI, the TUI and the MCP server share these functions.
+`why()` gathers a `WhyReport`; `statedump.core.render.why` presents it for people and for
+programs. The CLI, the TUI and the MCP server share these functions.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple
-
 from statedump.core.errors import StatedumpError
 from statedump.core.layout import RecordRef, record_path
+from statedump.core.render.candidates import nearest
 from statedump.core.store.store import Store
-from statedump.models import Command, Decision, Enforcement, Instruction, RecordBase
+from statedump.models import Command, Decision, Instruction, RecordBase
+from statedump.models.history import Entry
+from statedump.models.reports import EnforcedBy, WhyReport
 from statedump.models.state import SessionState
 from statedump.services.check import actual_values, carries, decision_findings
 from statedump.services.flags import parse_command
-from statedump.services.history import Entry, describe_change, entry_json, record_at, record_log
+from statedump.services.history import describe_change, record_at, record_log
 
 _STATUS_RANK = {"accepted": 0, "proposed": 1, "superseded": 2, "rejected": 3}
 # Statuses that mean a linked record no longer supports what links to it.
@@ -70,45 +69,6 @@ def find_decisions(state: SessionState, query: str) -> list[Decision]:
 # -- the report -------------------------------------------------------------
 
 
-class EnforcedBy(NamedTuple):
-    """One enforcement of the decision and whether the command carries it out."""
-
-    enforcement: Enforcement
-    command: Command | None
-    """The command record, or None when the decision names one that does not exist."""
-    present: bool
-    """True when the command's text or env sets the flag or variable to the enforced value."""
-
-
-@dataclass
-class WhyReport:
-    """Everything known about why a decision was made."""
-
-    decision: Decision
-    prompted_by: list[Instruction] = field(default_factory=list)
-    """The user's instructions behind it: directly, or behind its evidence."""
-    evidence: list[RecordBase] = field(default_factory=list)
-    """Linked evidence of any kind: discoveries, benchmarks, compat cells, references, files."""
-    related: list[RecordBase] = field(default_factory=list)
-    """Records it `relates_to`."""
-    enforcing: list[EnforcedBy] = field(default_factory=list)
-    """Each enforced flag or variable, its command, and whether the command carries it."""
-    enforcing_commands: list[Command] = field(default_factory=list)
-    """Commands linked with `enforces` that no flag-level enforcement names."""
-    supersedes: list[Decision] = field(default_factory=list)
-    superseded_by: list[Decision] = field(default_factory=list)
-    recorded: Entry | None = None
-    """The commit that added the decision."""
-    last_changed: Entry | None = None
-    """The latest commit that changed it."""
-    review_reasons: list[str] = field(default_factory=list)
-    """Why the decision needs review; empty when it does not."""
-    also_matching: list[Decision] = field(default_factory=list)
-    """Other decisions the query matched."""
-    missing: list[str] = field(default_factory=list)
-    """Linked ids that name no record."""
-
-
 def _linked(state: SessionState, ids: list[str], missing: list[str]) -> list[RecordBase]:
     out = []
     for rid in ids:
@@ -142,7 +102,11 @@ def build_report(state: SessionState, decision: Decision) -> WhyReport:
         command = cmd if isinstance(cmd, Command) else None
         if cmd is None and e.command not in report.missing:
             report.missing.append(e.command)
-        report.enforcing.append(EnforcedBy(e, command, command is not None and carries(e, command)))
+        if command is None:
+            report.enforcing.append(EnforcedBy(e, None, False))
+        else:
+            actual = actual_values(e, parse_command(command.text, command.form, command.env))
+            report.enforcing.append(EnforcedBy(e, command, carries(e, command), actual))
     named = {e.command for e in decision.enforces}
     report.enforcing_commands = [r for r in _linked(state, links.enforces, report.missing) if isinstance(r, Command) and r.id not in named]
     report.supersedes = [r for r in _linked(state, links.supersedes, report.missing) if isinstance(r, Decision)]
@@ -239,7 +203,7 @@ def why(store: Store, session: str, query: str, state: SessionState | None = Non
     state = state or store.load(session)
     found = find_decisions(state, query)
     if not found:
-        ids = ", ".join(d.id for d in state.of_kind(Decision)) or "none yet"
+        ids = nearest(query, (d.id for d in state.of_kind(Decision))) or "none yet"
         raise StatedumpError(
             f"no decision matches {query!r}",
             where="QUERY",
@@ -253,159 +217,3 @@ def why(store: Store, session: str, query: str, state: SessionState | None = Non
         report.recorded = next((e for e in reversed(history) if e.action in (None, "add", "import")), history[-1])
     report.review_reasons = needs_review(store, session, found[0], state, history)
     return report
-
-
-# -- presenting -------------------------------------------------------------
-
-
-def _when(entry: Entry) -> str:
-    return f"{entry.date:%Y-%m-%d %H:%M} UTC"
-
-
-# What opens a block at the start of a paragraph in CommonMark; only then is the first
-# character escaped, since formatters drop escapes that are not needed (`\--flag`).
-_BLOCK_START = re.compile(r"^(?:[-+*](?:\s|$)|\d{1,9}[.)](?:\s|$)|#{1,6}(?:\s|$)|>|```|~~~|([-*_])(?:\s*\1){2,}\s*$)")
-
-
-def _para(text: str) -> str:
-    from statedump.core.render.markup import inline
-
-    return inline(text, start=bool(_BLOCK_START.match(" ".join(text.split()))))
-
-
-def _first_paragraph(text: str | None) -> str | None:
-    if not text:
-        return None
-    return text.strip().split("\n\n", 1)[0]
-
-
-def _actual_text(item: EnforcedBy) -> str:
-    if item.command is None:
-        return "the command does not exist"
-    found = actual_values(item.enforcement, parse_command(item.command.text, item.command.form, item.command.env))
-    if found is None:
-        return f"not set in {item.command.id}"
-    return "set to " + ", ".join("(no value)" if v is None else v for v in found)
-
-
-def _record_line(rec: RecordBase) -> str:
-    from statedump.core.render.markup import code, inline, paragraphs
-
-    line = f"{rec.kind} {code(rec.id)} ({rec.status}): {inline(rec.title)}"
-    if rec.source:
-        line += f" — {inline(rec.source)}"
-    first = _first_paragraph(rec.body)
-    if first:
-        line += "\n\n" + paragraphs(first)
-    return line
-
-
-def why_markdown(report: WhyReport) -> str:
-    """The report as Markdown: question, choice, alternatives, rationale, trade-offs,
-    evidence chain, enforcing commands, commits, supersede links, review reasons."""
-    from statedump.core.render.markup import bullets, cell, code, inline, paragraphs, table
-
-    d = report.decision
-    head = f"Decision {code(d.id)} · {d.status}"
-    if d.at:
-        head += f" · {d.at:%Y-%m-%d %H:%M} UTC"
-    if d.source:
-        head += f" · {inline(d.source)}"
-    out = [f"# Why: {inline(d.title)}", "", head]
-    if d.question:
-        out += ["", "## Question", "", _para(d.question)]
-    out += ["", "## Choice", "", _para(d.choice)]
-    if d.alternatives:
-        out += ["", "## Alternatives", "", bullets([f"{inline(a.option)} — not chosen: {inline(a.why_not)}" for a in d.alternatives])]
-    if d.rationale:
-        out += ["", "## Rationale", "", paragraphs(d.rationale)]
-    if d.tradeoffs:
-        rows = [[cell(t.aspect), cell(t.before or ""), cell(t.after or ""), cell(t.unit or ""), cell(t.note or "")] for t in d.tradeoffs]
-        out += ["", "## Trade-offs", "", table(["Aspect", "Before", "After", "Unit", "Note"], rows)]
-    out += ["", "## Evidence"]
-    if report.prompted_by:
-        items = []
-        for ins in report.prompted_by:
-            by = f" ({inline(ins.source)})" if ins.source else ""
-            kind = "standing" if ins.standing else "one-off"
-            items.append(f"“{inline(ins.quote)}” — the user{by}; {code(ins.id)}, {kind}, {ins.status}")
-        out += ["", "Prompted by:", "", bullets(items)]
-    if report.evidence:
-        out += ["", "Supported by:", "", bullets([_record_line(r) for r in report.evidence])]
-    if report.related:
-        out += ["", "Related:", "", bullets([f"{r.kind} {code(r.id)}: {inline(r.title)}" for r in report.related])]
-    if not (report.prompted_by or report.evidence or report.related):
-        out += ["", "No evidence is linked to this decision."]
-    if report.missing:
-        out += ["", "Linked but missing: " + ", ".join(code(m) for m in report.missing)]
-    out += ["", "## Enforced by"]
-    items = []
-    for item in report.enforcing:
-        mark = "present" if item.present else f"NOT present ({inline(_actual_text(item))})"
-        status = f" ({item.command.status})" if item.command else ""
-        items.append(f"{code(item.enforcement.command)}{status}: {code(item.enforcement.setting())} — {mark}")
-    items += [f"{code(c.id)} ({c.status}): {inline(c.title)}" for c in report.enforcing_commands]
-    out += ["", bullets(items) if items else "No command is linked as enforcing this decision."]
-    out += ["", "## Recorded", ""]
-    if report.recorded:
-        rec = report.recorded
-        line = f"Added on {_when(rec)} in commit {code(rec.short)}: {inline(rec.subject)}"
-        out.append(line + (f" (source: {inline(rec.source)})" if rec.source else ""))
-        last = report.last_changed
-        if last and last.sha != rec.sha:
-            out += ["", f"Last changed on {_when(last)} in commit {code(last.short)}: {inline(last.subject)}"]
-    else:
-        out.append("Not committed yet: the decision exists only in the working tree.")
-    if report.supersedes or report.superseded_by:
-        out += ["", "## Supersedes", ""]
-        items = [f"Supersedes {code(s.id)} ({s.status}): {inline(s.title)}" for s in report.supersedes]
-        items += [f"Superseded by {code(s.id)} ({s.status}): {inline(s.title)}" for s in report.superseded_by]
-        out.append(bullets(items))
-    out += ["", "## Review", ""]
-    if report.review_reasons:
-        out += ["Needs review:", "", bullets([inline(r) for r in report.review_reasons])]
-    else:
-        out.append("No review needed: the linked evidence is unchanged since the decision was recorded.")
-    if report.also_matching:
-        out += ["", "## Also matching", "", bullets([f"{code(m.id)} ({m.status}): {inline(m.title)}" for m in report.also_matching])]
-    return "\n".join(out) + "\n"
-
-
-def _actual(item: EnforcedBy) -> list[str | None] | None:
-    cmd = item.command
-    return actual_values(item.enforcement, parse_command(cmd.text, cmd.form, cmd.env)) if cmd else None
-
-
-def why_json(report: WhyReport) -> dict[str, Any]:
-    """The report as JSON-ready data."""
-    from statedump.services.records import to_json
-
-    return {
-        "decision": to_json(report.decision),
-        "prompted_by": [
-            {"id": i.id, "quote": i.quote, "source": i.source, "standing": i.standing, "status": i.status} for i in report.prompted_by
-        ],
-        "evidence": [{"id": r.id, "kind": r.kind, "title": r.title, "status": r.status, "source": r.source} for r in report.evidence],
-        "related": [{"id": r.id, "kind": r.kind, "title": r.title} for r in report.related],
-        "enforced_by": [
-            {
-                "command": e.enforcement.command,
-                "flag": e.enforcement.flag,
-                "env": e.enforcement.env,
-                "value": e.enforcement.value,
-                "command_status": e.command.status if e.command else None,
-                "present": e.present,
-                "actual": _actual(e),
-            }
-            for e in report.enforcing
-        ]
-        + [{"command": c.id, "command_status": c.status} for c in report.enforcing_commands],
-        "supersedes": [d.id for d in report.supersedes],
-        "superseded_by": [d.id for d in report.superseded_by],
-        "recorded": entry_json(report.recorded) if report.recorded else None,
-        "last_changed": entry_json(report.last_changed) if report.last_changed else None,
-        "needs_review": bool(report.review_reasons),
-        "review_reasons": report.review_reasons,
-        "missing": report.missing,
-        "also_matching": [d.id for d in report.also_matching],
-    }

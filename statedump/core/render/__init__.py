@@ -1,4 +1,6 @@
-"""Turning a session's records into documents: Markdown and terminal output.
+"""Everything statedump shows: the state document, why, history and the handoff report as
+Markdown or for a terminal, the one JSON encoder (`json`), the one number format (`numbers`).
+Services hand over data; the faces call these to print it.
 
 The names below are loaded on first use, so that `statedump.core.render.markup` (text
 escaping, used by every command that prints record text) comes without the models.

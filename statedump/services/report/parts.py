@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from statedump.core.render import next_steps
 from statedump.core.render.markup import bullets, code, fenced, inline, link, paragraphs
+from statedump.core.render.numbers import number
 from statedump.models import (
     Benchmark,
     Command,
@@ -283,17 +284,13 @@ def finding_items(parts: Parts, omit: frozenset[str]) -> list[str]:
     return out
 
 
-def _figure(value: float) -> str:
-    return f"{value:,.0f}" if value == int(value) and abs(value) >= 1000 else f"{value:g}"
-
-
 def benchmark_items(parts: Parts, omit: frozenset[str]) -> list[str]:
     """Benchmark results with their figures, until `benchmarks` is dropped."""
     if "benchmarks" in omit:
         return []
     out = []
     for b in parts.benchmarks:
-        figures = ", ".join(f"{inline(m.name)} {_figure(m.value)} {inline(m.unit)}" for m in b.metrics)
+        figures = ", ".join(f"{inline(m.name)} {number(m.value)} {inline(m.unit)}" for m in b.metrics)
         where = f"concurrency {b.concurrency}: " if b.concurrency else ""
         extra = [x for x in (f"{where}{figures}" if figures else "", "baseline" if b.baseline else "", b.status) if x]
         text = f"**{inline(b.title)}**" + _ref(b, omit, *extra)

@@ -14,8 +14,9 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from statedump.core.errors import StatedumpError
+from statedump.core.render.why import why_markdown
 from statedump.models import Decision
-from statedump.services.why import needs_review, why, why_markdown
+from statedump.services.why import needs_review, why
 from statedump.tui import text
 from statedump.tui.widgets import stylesheet
 from statedump.tui.widgets.session_view import SessionView

@@ -18,9 +18,11 @@ from textual.worker import get_current_worker
 
 from statedump.core.errors import StatedumpError
 from statedump.core.layout import RecordRef
+from statedump.core.render.history import short_value
 from statedump.core.store.store import Store
+from statedump.models.history import Entry, RecordDiff
 from statedump.models.state import SessionState
-from statedump.services.history import Entry, RecordDiff, diff_states, record_at, resolve_ref, session_log, short_value, state_at
+from statedump.services.history import diff_states, record_at, resolve_ref, session_log, state_at
 from statedump.services.refs import Dump, list_dumps
 from statedump.tui import text
 from statedump.tui.widgets import stylesheet

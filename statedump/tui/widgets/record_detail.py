@@ -21,8 +21,9 @@ from statedump.core import codec
 from statedump.core.errors import StatedumpError
 from statedump.core.render.markup import visible
 from statedump.models import RecordBase
+from statedump.models.history import Entry
 from statedump.models.state import SessionState
-from statedump.services.history import Entry, record_log
+from statedump.services.history import record_log
 from statedump.tui import text
 from statedump.tui.reader import Reader
 from statedump.tui.widgets import stylesheet
