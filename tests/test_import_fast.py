@@ -17,11 +17,11 @@ from conftest import Cli, git, snapshot
 from test_redact import CORPUS
 
 from benchmarks import generate
+from statedump.core.git.fastimport import clean_message
 from statedump.core.redact import _PATTERNS, redact_text
 from statedump.core.store.store import Store
 from statedump.services.ingest import claude_code
 from statedump.services.ingest.bulk import Content, commit_bulk
-from statedump.services.ingest.checkpoints import clean_message
 from statedump.services.ingest.plan import ImportPlan
 from statedump.services.ingest.transcript import Transcript
 from statedump.services.refs import list_dumps

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from statedump.core.layout import SESSIONS
+from statedump.core.layout import SESSIONS, RecordRef
 from statedump.core.store.store import Store
 
 GIT_LOCKS = ("index.lock", "HEAD.lock", "config.lock")
@@ -55,21 +55,15 @@ def _held_open(path: Path) -> bool:
 
 
 def _restore_to_head(store: Store, paths: list[str]) -> None:
-    import git
-
-    repo = store.git.repo
     head = store.git.head()
     for rel in paths:
         path = store.root / rel
-        try:
-            data = repo.git.show(f"{head}:{rel}", stdout_as_string=False, strip_newline_in_stdout=False) if head else None
-        except git.GitCommandError:
-            data = None
+        data = store.git.file_at(head, rel) if head else None
         if data is None:
             path.unlink(missing_ok=True)
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data if isinstance(data, bytes) else str(data).encode())
+            path.write_bytes(data)
     store.git.unstage(paths)
 
 
@@ -110,7 +104,7 @@ def _examine(store: Store, repair: bool) -> list[Repair]:
             entry, paths = {}, []
         journaled.update(paths)
         head = store.git.head()
-        committed = head is not None and head != entry.get("head") and store.git.repo.head.commit.summary == entry.get("subject")
+        committed = head is not None and head != entry.get("head") and store.git.summary() == entry.get("subject")
         if committed:
             found.append(Repair("finished write left its journal", ".git/" + journal.name, "removed" if repair else "would remove"))
         else:
@@ -130,10 +124,9 @@ def _examine(store: Store, repair: bool) -> list[Repair]:
         if repair:
             tmp.unlink(missing_ok=True)
 
-    status = store.git.repo.git.status("--porcelain", "--untracked-files=all", "--", SESSIONS)
-    for line in status.splitlines():
+    for line in store.git.status_porcelain(SESSIONS, untracked="all"):
         rel = line[3:].strip().strip('"')
-        if rel.endswith(".yaml") and not Path(rel).name.startswith(".") and rel not in journaled:
+        if RecordRef.parse(rel) and rel not in journaled:
             # Hand edits are the user's: reported, never touched. The advice depends on
             # whether git has the file at all (removing a tracked one would delete a record).
             if line.startswith("??"):

@@ -63,10 +63,10 @@ def make_dump(store: Store, session: str, message: str | None = None) -> tuple[D
     reproduce what was rendered.
     """
     from statedump.core.clock import fixed
-    from statedump.core.layout import SESSIONS
+    from statedump.core.layout import session_path
     from statedump.core.render import render_markdown
 
-    folder = f"{SESSIONS}/{session}/"
+    folder = f"{session_path(session)}/"
     dirty = store.git.dirty([folder])
     if dirty:
         more = f" (and {len(dirty) - 1} more)" if len(dirty) > 1 else ""
@@ -79,7 +79,7 @@ def make_dump(store: Store, session: str, message: str | None = None) -> tuple[D
     if head is None:
         raise StatedumpError("the store has no commits to dump", where=store.root)
     last = last_dump(store, session)
-    if last is not None and not store.git.repo.git.diff("--name-only", last.sha, head, "--", folder):
+    if last is not None and not store.git.diff_names(last.sha, head, folder):
         raise StatedumpError(
             f"nothing changed since {last.name}", where=session, hint=f"`statedump render --at {last.name}` shows that dump"
         )

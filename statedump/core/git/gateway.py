@@ -1,28 +1,32 @@
-"""The git side of the store, through GitPython.
+"""The one gateway to git: every git command of statedump is a method of `Git`.
 
-GitPython is imported on first use: reading the working tree (render, list, show)
-needs no git at all, and its import costs start-up time.
+GitPython is imported on first use, and only for what it does without a process per call
+(reading trees and blobs through one long-lived `cat-file`); every other command runs the git
+binary (`runner`). Reading the working tree (render, list, show) needs no git at all, and
+`statedump log` needs neither GitPython nor pydantic.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
+import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from statedump.core.errors import NotFound, StatedumpError
+from statedump.core.git.branch import Branch
+from statedump.core.git.errors import failed
+from statedump.core.git.fastimport import Stream
+from statedump.core.git.identity import git_date
+from statedump.core.git.log import LOG_ARGS, Commit, log_commit, parse_log
+from statedump.core.git.plumbing import Plumbing
+from statedump.core.git.runner import run_git
 
-if TYPE_CHECKING:
-    import git
+__all__ = ["Commit", "Git", "find_worktree"]
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ][0-9:]+(Z|[+-]\d{2}:?\d{2})?)?$")
-FALLBACK_NAME = "statedump"
-FALLBACK_EMAIL = "statedump@localhost"
 
 
 def find_worktree(start: Path) -> Path | None:
@@ -33,165 +37,66 @@ def find_worktree(start: Path) -> Path | None:
     return None
 
 
-def _git_date(when: datetime) -> str:
-    return f"{int(when.timestamp())} +0000"
-
-
-@dataclass(frozen=True)
-class Commit:
-    """One commit as the history commands need it."""
-
-    sha: str
-    date: datetime
-    subject: str
-    trailers: dict[str, str]
-    parents: tuple[str, ...]
-
-
-def parse_trailers(message: str) -> dict[str, str]:
-    """Trailers of the last paragraph of a commit message (`Key: value` lines)."""
-    last = message.strip().split("\n\n")[-1]
-    out: dict[str, str] = {}
-    for line in last.splitlines():
-        key, sep, value = line.partition(": ")
-        if sep and key.replace("-", "").isalnum():
-            out[key] = value.strip()
-    return out
-
-
-LOG_FORMAT = "--format=%x00%x1e%H%x00%P%x00%at%x00%B%x00"
-"""Each commit of a `git log` opens with NUL and a record separator: a commit message cannot
-hold a NUL, so no subject or body (not even one with a stray \\x1e) can be read as a new commit."""
-
-LOG_ARGS = ("-c", "log.showRoot=true", "log", "--no-color", "--no-renames", "--name-only", LOG_FORMAT)
-"""`git` arguments for a log with the paths each commit changed. The root commit lists its files
-whatever the user's `log.showRoot`; a move lists both paths, as a one-path pathspec sees it."""
-
-_SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
-
-
-def parse_log(out: bytes) -> list[tuple[str, str, int, str, list[str]]]:
-    """(sha, parents, author time, message, changed paths) per commit of a `LOG_ARGS` output, newest first.
-
-    Raises ValueError on output that is not in that shape.
-    """
-    rows = []
-    for chunk in out.decode("utf-8", errors="replace").split("\x00\x1e")[1:]:
-        sha, parents, stamp, message, names = chunk.split("\x00", 4)
-        if not _SHA.fullmatch(sha):
-            raise ValueError(f"not a commit id: {sha[:50]!r}")
-        rows.append((sha, parents, int(stamp), message, [n for n in names.splitlines() if n.strip()]))
-    return rows
-
-
-def run_git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    """The git binary run in `root` for a read that must not wait on GitPython's import: never
-    prompting, in the C locale, its output and status given back as they are."""
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
-    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False, env=env)
-
-
-def log_commit(sha: str, parents: str, stamp: int, message: str) -> Commit:
-    """A `Commit` from the fields of a log entry."""
-    subject = message.strip().split("\n", 1)[0] if message.strip() else ""
-    return Commit(sha, datetime.fromtimestamp(stamp, UTC), subject, parse_trailers(message), tuple(parents.split()))
-
-
-class Git:
-    """A git work tree: commit, tag, and read files as of any revision."""
-
-    def __init__(self, root: Path):
-        self.root = root
-        self._repo: git.Repo | None = None
-        self._ident: dict[str, str] | None = None
-
-    @property
-    def repo(self) -> git.Repo:
-        if self._repo is None:
-            import git
-
-            try:
-                self._repo = git.Repo(self.root)
-            except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-                raise StatedumpError("not a git repository", where=self.root, hint="run `statedump init` there first") from None
-        return self._repo
+class Git(Plumbing, Branch):
+    """A git work tree: commit, tag, read files as of any revision, and the plumbing of sync."""
 
     @staticmethod
     def init(root: Path) -> Git:
         """Create a repository at `root` (branch `main`) unless one is there."""
-        import git
-
+        made = Git(root)
         if find_worktree(root) != root:
-            git.Repo.init(root, initial_branch="main")
-        return Git(root)
-
-    @property
-    def git_dir(self) -> Path:
-        return Path(self.repo.git_dir)
-
-    def _ident_env(self) -> dict[str, str]:
-        # A fresh machine (or CI) may have no user.email; git would then refuse to
-        # commit, so statedump signs as itself rather than failing the user's write.
-        # git itself is asked, since only it knows every config file and variable.
-        if self._ident is None:
-            import git
-
-            self._ident = {}
-            for role in ("AUTHOR", "COMMITTER"):
-                try:
-                    self.repo.git.var(f"GIT_{role}_IDENT")
-                except git.GitCommandError:
-                    self._ident[f"GIT_{role}_NAME"] = os.environ.get(f"GIT_{role}_NAME") or FALLBACK_NAME
-                    self._ident[f"GIT_{role}_EMAIL"] = os.environ.get(f"GIT_{role}_EMAIL") or FALLBACK_EMAIL
-        return dict(self._ident)
+            made._run("init", "--quiet", "--initial-branch=main")
+        return made
 
     def identity_env(self) -> dict[str, str]:
         """Environment for git commands that write objects: statedump's identity when git has none."""
         return self._env(None)
 
     def _env(self, when: datetime | None) -> dict[str, str]:
-        env = self._ident_env()
+        env = dict(self.identity.env)
         if when is not None:
-            env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = _git_date(when)
+            env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = git_date(when)
         return env
 
     def head(self) -> str | None:
         """The commit HEAD points at, or None in an empty repository."""
-        try:
-            return str(self.repo.head.commit.hexsha)
-        except ValueError:
-            return None
+        found = self._maybe("rev-parse", "-q", "--verify", "HEAD")
+        return found.strip() if found else None
+
+    def summary(self, rev: str = "HEAD") -> str:
+        """The first line of a commit's message."""
+        return self.message(rev).split("\n", 1)[0]
 
     def commit(self, paths: list[str], message: str, when: datetime | None = None) -> str:
         """Stage exactly `paths` (added, changed or deleted) and commit only them.
 
         Committing with a pathspec leaves anything else the user has staged alone.
         """
-        env = self._env(when)
-        self.repo.git.add("--all", "--", *paths)
-        self.repo.git.commit("--quiet", "--no-verify", "-m", message, "--", *paths, env=env)
-        return str(self.repo.head.commit.hexsha)
+        self._run("add", "--all", "--", *paths)
+        self._run("commit", "--quiet", "--no-verify", "-m", message, "--", *paths, env=self._env(when))
+        return self._text("rev-parse", "HEAD").strip()
 
     def unstage(self, paths: list[str]) -> None:
         """Undo `git add` of `paths` after a failed commit."""
         if self.head() is None:
-            self.repo.git.rm("--cached", "--quiet", "--ignore-unmatch", "--", *paths)
+            self.forget(*paths)
         else:
-            self.repo.git.reset("--quiet", "HEAD", "--", *paths)
+            self._run("reset", "--quiet", "HEAD", "--", *paths)
 
-    def tag(self, name: str, sha: str, message: str, when: datetime | None = None) -> None:
-        """An annotated tag `name` on `sha`."""
-        self.repo.git.tag("-a", name, "-m", message, sha, env=self._env(when))
+    def tag(self, name: str, sha: str, message: str, when: datetime | None = None, *, signer: dict[str, str] | None = None) -> None:
+        """An annotated tag `name` on `sha`, by statedump's identity at `when`, or by `signer`
+        (the `GIT_COMMITTER_*` variables of the tag's original author)."""
+        self._run("tag", "-a", name, "-m", message, sha, env=self._env(when) if signer is None else signer)
 
     def tags(self, pattern: str) -> list[tuple[str, str, datetime, str]]:
         """Annotated tags matching a glob: (name, commit sha, tag date, message), oldest first."""
-        out = self.repo.git.for_each_ref(
+        rows = []
+        for line in self._lines(
+            "for-each-ref",
             "--sort=creatordate",
             "--format=%(refname:short)%00%(*objectname)%(objectname)%00%(creatordate:unix)%00%(contents:subject)",
             f"refs/tags/{pattern}",
-        )
-        rows = []
-        for line in out.splitlines():
+        ):
             name, sha, stamp, subject = line.split("\0", 3)
             rows.append((name, sha[:40], datetime.fromtimestamp(int(stamp), UTC), subject))
         return rows
@@ -201,24 +106,29 @@ class Git:
         import git
 
         try:
-            return str(self.repo.commit(rev).hexsha)
+            return str(self._repository.commit(rev).hexsha)
         except (git.BadName, ValueError, git.GitCommandError):
             pass
         if _DATE.match(rev):
             # A date means the state at the end of that day (or at that moment).
             until = rev if "T" in rev or " " in rev else f"{rev} 23:59:59 +0000"
-            found = self.repo.git.rev_list("-1", f"--before={until}", "HEAD")
-            if found:
-                return str(found.strip())
+            before = self._text("rev-list", "-1", f"--before={until}", "HEAD")
+            if before:
+                return before.strip()
             raise NotFound(f"no commit on or before {rev}", where="--at", hint="the store's history starts later")
         raise NotFound(f"no commit named {rev!r}", where="--at", hint="use a commit, a tag from `statedump dumps`, or a date")
 
+    def _tree(self, rev: str, path: str) -> Any | None:
+        commit = self._repository.commit(self.resolve(rev))
+        try:
+            return commit.tree / path
+        except KeyError:
+            return None
+
     def tree_files(self, rev: str, prefix: str) -> Iterator[tuple[str, bytes]]:
         """Every file under `prefix` as of `rev`, as (path, bytes)."""
-        commit = self.repo.commit(self.resolve(rev))
-        try:
-            tree: Any = commit.tree / prefix
-        except KeyError:
+        tree = self._tree(rev, prefix)
+        if tree is None:
             return
         if tree.type == "blob":
             yield str(tree.path), tree.data_stream.read()
@@ -229,12 +139,16 @@ class Git:
 
     def list_dirs(self, rev: str, prefix: str) -> list[str]:
         """Names of the folders directly under `prefix` as of `rev`."""
-        commit = self.repo.commit(self.resolve(rev))
-        try:
-            tree: Any = commit.tree / prefix
-        except KeyError:
-            return []
-        return sorted(t.name for t in tree.trees)
+        tree = self._tree(rev, prefix)
+        return [] if tree is None else sorted(t.name for t in tree.trees)
+
+    def file_at(self, rev: str, path: str) -> bytes | None:
+        """The bytes of one file as of `rev`, or None when it did not exist there."""
+        blob = self._tree(rev, path)
+        if blob is None or blob.type != "blob":
+            return None
+        data: bytes = blob.data_stream.read()
+        return data
 
     def log(
         self, paths: list[str], *, rev: str = "HEAD", limit: int | None = None, since: str | None = None
@@ -250,14 +164,11 @@ class Git:
                 return found
         args = [f"-n{int(limit)}"] if limit is not None else []
         args.append(f"{since}..{rev}" if since else rev)
-        # The git binary is run directly here, as GitPython's `repo.git.log` would run it:
-        # `statedump log` is a git log and little else, and importing GitPython would be a
-        # third of its time (its target is 1.5x a bare `git log -- <file>`).
         done = run_git(self.root, *LOG_ARGS, *args, "--", *paths)
         if done.returncode:
-            if run_git(self.root, "rev-parse", "-q", "--verify", "HEAD").returncode:
+            if self.head() is None:
                 return []  # no commit yet
-            raise StatedumpError(f"git log failed: {done.stderr.decode(errors='replace').strip()}", where=self.root)
+            raise failed(LOG_ARGS, done.returncode, done.stderr, self.root)
         try:
             return [
                 (log_commit(sha, parents, stamp, message), tuple(names)) for sha, parents, stamp, message, names in parse_log(done.stdout)
@@ -267,27 +178,32 @@ class Git:
 
     def is_ancestor(self, older: str, newer: str) -> bool:
         """True when `older` is `newer` or one of its ancestors."""
-        import git
-
-        try:
-            self.repo.git.merge_base("--is-ancestor", older, newer)
-        except git.GitCommandError:
-            return False
-        return True
+        return self._ok("merge-base", "--is-ancestor", older, newer)
 
     def dirty(self, paths: list[str]) -> list[str]:
         """Paths under `paths` with uncommitted changes (staged, unstaged or untracked)."""
-        out = self.repo.git.status("--porcelain", "--untracked-files=all", "--", *paths)
-        return [line[3:] for line in out.splitlines() if line.strip()]
+        return [line[3:] for line in self.status_porcelain(*paths, untracked="all")]
 
-    def file_at(self, rev: str, path: str) -> bytes | None:
-        """The bytes of one file as of `rev`, or None when it did not exist there."""
-        commit = self.repo.commit(self.resolve(rev))
-        try:
-            blob: Any = commit.tree / path
-        except KeyError:
-            return None
-        if blob.type != "blob":
-            return None
-        data: bytes = blob.data_stream.read()
-        return data
+    def diff_names(self, old: str, new: str, *paths: str, added: bool = False) -> list[str]:
+        """Paths under `paths` that differ between two commits (only the ones added, with `added`)."""
+        only = ["--diff-filter=A"] if added else []
+        return self._lines("diff", "--name-only", "--no-renames", *only, old, new, "--", *paths)
+
+    def staged(self) -> list[str]:
+        """Paths whose staged content differs from HEAD."""
+        return self._lines("diff", "--cached", "--name-only")
+
+    def signers(self) -> tuple[str, str]:
+        """`Name <email>` of the author and the committer, as git signs now."""
+        return self.identity.author, self.identity.committer
+
+    def fast_import(self, stream: Stream) -> dict[str, str]:
+        """Run one fast-import stream (no ref, index or file of the work tree changes but the
+        refs it names); returns mark (`:n`) -> object id of what it wrote."""
+        if not stream.parts:
+            return {}
+        with tempfile.TemporaryDirectory(prefix="statedump-import-") as tmp:
+            exported = Path(tmp) / "marks"
+            body = b"".join(stream.parts) + b"done\n"
+            self._run("fast-import", "--quiet", "--done", f"--export-marks={exported}", input=body, env=self.identity_env())
+            return dict(row.split(" ", 1) for row in exported.read_text().splitlines())

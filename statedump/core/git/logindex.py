@@ -26,7 +26,8 @@ import os
 import sqlite3
 from pathlib import Path
 
-from statedump.core.git.gateway import LOG_ARGS, Commit, log_commit, parse_log, run_git
+from statedump.core.git.log import LOG_ARGS, Commit, log_commit, parse_log
+from statedump.core.git.runner import run_git
 
 VERSION = "2"
 """Bumped when what is stored changes (2: the root commit's files whatever `log.showRoot` says)."""

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from statedump.core.clock import fixed
 from statedump.core.errors import GitFailed, NotFound, StatedumpError
+from statedump.core.git.errors import CommandFailed
 from statedump.core.git.gateway import Git, find_worktree
 from statedump.core.layout import SESSION_FILE, SESSIONS, RecordRef, check_id, record_path, session_path
 from statedump.core.store.files import write_atomic
@@ -239,19 +240,16 @@ class Store:
     def undo_write(self, backups: dict[Path, bytes | None], paths: list[str], err: BaseException) -> NoReturn:
         """After a failed write: the files and the index put back as they were, the journal
         removed, and `err` raised again (git's refusal as one line)."""
-        import git
-
         for path, old in backups.items():
             if old is None:
                 path.unlink(missing_ok=True)
             else:
                 write_atomic(path, old)
-        with contextlib.suppress(git.GitCommandError):
+        with contextlib.suppress(CommandFailed):
             self.git.unstage(paths)
         self.journal_path.unlink(missing_ok=True)
-        if isinstance(err, git.GitCommandError):
-            detail = (err.stderr or str(err)).strip().splitlines()
-            raise GitFailed(f"git refused the commit: {detail[-1] if detail else err}", where=self.root) from None
+        if isinstance(err, CommandFailed):
+            raise GitFailed(f"git refused the commit: {err.last}", where=self.root) from None
         raise err
 
     def create_session(self, session: Session, when: datetime | None = None) -> str:
@@ -344,7 +342,7 @@ class Store:
             self._refuse_dangling(session, record)
             path = self.record_path(session, record.kind, record.id)
             data = codec.dump_record(record).encode()
-            if old == path and old.read_bytes() == data and self.git.repo.git.status("--porcelain", "--", self.rel(path)) == "":
+            if old == path and old.read_bytes() == data and not self.git.status_porcelain(self.rel(path)):
                 return None
             files: dict[Path, bytes | None] = {path: data}
             if old != path:

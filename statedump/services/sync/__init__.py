@@ -22,18 +22,14 @@ number was meanwhile taken on the remote by another dump is renumbered.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from statedump.core.errors import GitFailed, StatedumpError, Unmerged
+from statedump.core.git.errors import CommandFailed
+from statedump.core.git.gateway import Git
 from statedump.core.store.store import Store
 from statedump.services.sync.conflicts import CONFLICTS, Conflict, conflict_line, rebase_keeping_both
 from statedump.services.sync.ids import Renamed, collisions, rename_locally
-from statedump.services.sync.plumbing import in_progress, lines, ref_exists
 from statedump.services.sync.tags import REMOTE_DUMPS, adopt_dumps, tag_objects
-
-if TYPE_CHECKING:
-    import git
 
 __all__ = ["Conflict", "Renamed", "SyncResult", "sync"]
 
@@ -82,20 +78,19 @@ class SyncResult:
 
 
 def _check_ready(store: Store) -> None:
-    repo = store.git.repo
-    gd = Path(repo.git_dir)
-    if in_progress(repo) or (gd / "MERGE_HEAD").exists() or (gd / "CHERRY_PICK_HEAD").exists():
+    git = store.git
+    if git.busy():
         raise StatedumpError("a git rebase or merge is in progress", where=store.root, hint="finish or abort it with git first")
-    if repo.head.is_detached:
+    if git.branch() is None:
         raise StatedumpError("HEAD is detached", where=store.root, hint="check out the store's branch (e.g. `git switch main`)")
-    dirty = lines(repo.git.status("--porcelain", "--untracked-files=no"))
+    dirty = git.status_porcelain(untracked="no")
     if dirty:
         raise StatedumpError(
             f"uncommitted changes ({dirty[0][3:]}{' and more' if len(dirty) > 1 else ''})",
             where=store.root,
             hint="commit or discard them first; statedump commits its own writes",
         )
-    pending = lines(repo.git.ls_files("--", CONFLICTS))
+    pending = git.tracked(CONFLICTS)
     if pending:
         raise Unmerged(
             f"unresolved conflict copies: {', '.join(pending)}",
@@ -104,14 +99,14 @@ def _check_ready(store: Store) -> None:
         )
 
 
-def _pick_remote(repo: git.Repo, name: str | None, branch: str) -> str:
-    remotes = [r.name for r in repo.remotes]
+def _pick_remote(git: Git, name: str | None, branch: str) -> str:
+    remotes = git.remotes()
     if name is not None:
         if name not in remotes:
             known = ", ".join(remotes) or "none"
             raise StatedumpError(f"no git remote {name!r}", where="--remote", hint=f"remotes: {known}; add one with `git remote add`")
         return name
-    configured = str(repo.git.config("--get", f"branch.{branch}.remote", with_exceptions=False)).strip()
+    configured = git.config_get(f"branch.{branch}.remote")
     if configured in remotes:
         return configured
     if "origin" in remotes:
@@ -119,62 +114,55 @@ def _pick_remote(repo: git.Repo, name: str | None, branch: str) -> str:
     if len(remotes) == 1:
         return remotes[0]
     if not remotes:
-        raise StatedumpError("the store has no git remote", where=str(repo.working_dir), hint="add one: `git remote add origin URL`")
+        raise StatedumpError("the store has no git remote", where=git.root, hint="add one: `git remote add origin URL`")
     raise StatedumpError("the store has several remotes", where="--remote", hint=f"pick one of: {', '.join(remotes)}")
 
 
-def _remote_branch(repo: git.Repo, branch: str) -> str:
-    merge = repo.git.config("--get", f"branch.{branch}.merge", with_exceptions=False).strip()
-    return merge.removeprefix("refs/heads/") or branch
+def _remote_branch(git: Git, branch: str) -> str:
+    return git.config_get(f"branch.{branch}.merge").removeprefix("refs/heads/") or branch
 
 
 def _once(store: Store, remote: str, branch: str, upstream: str) -> SyncResult:
-    import git
-
-    repo = store.git.repo
+    git = store.git
     result = SyncResult(remote, upstream)
-    repo.git.fetch(
-        "--no-tags", "--prune", remote, f"+refs/heads/*:refs/remotes/{remote}/*", f"+refs/tags/dump/*:{REMOTE_DUMPS}/{remote}/dump/*"
-    )
-    result.renumbered = adopt_dumps(repo, remote)
+    git.fetch(remote, f"+refs/heads/*:refs/remotes/{remote}/*", f"+refs/tags/dump/*:{REMOTE_DUMPS}/{remote}/dump/*")
+    result.renumbered = adopt_dumps(git, remote)
     tracking = f"refs/remotes/{remote}/{upstream}"
-    env = store.git.identity_env()  # statedump's fallback identity when git has none
-    local = repo.git.rev_parse("HEAD")
-    if ref_exists(repo, tracking):
-        try:
-            base = repo.git.merge_base(local, tracking)
-        except git.GitCommandError:
+    env = git.identity_env()  # statedump's fallback identity when git has none
+    local = git.rev_parse("HEAD")
+    if git.ref_exists(tracking):
+        base = git.merge_base(local, tracking)
+        if base is None:
             raise StatedumpError(
                 f"the store and {remote}/{upstream} share no history",
                 where=store.root,
                 hint="clone the remote (`git clone URL`) instead of starting a store with `statedump init`",
-            ) from None
-        result.fetched = int(repo.git.rev_list("--count", f"{base}..{tracking}"))
-        result.rebased = int(repo.git.rev_list("--count", f"{base}..{local}"))
+            )
+        result.fetched = git.count(f"{base}..{tracking}")
+        result.rebased = git.count(f"{base}..{local}")
         if result.fetched and result.rebased:
-            repo.git.update_ref(BACKUP_REF, local)
+            git.update_ref(BACKUP_REF, local)
             try:
-                result.renamed = collisions(repo, base, local, tracking)
+                result.renamed = collisions(git, base, local, tracking)
                 if result.renamed:
-                    repo.git.reset("--quiet", "--keep", rename_locally(store, base, local, result.renamed))
+                    git.reset_keep(rename_locally(store, base, local, result.renamed))
                 result.conflicts = rebase_keeping_both(store, tracking, env, remote)
             except BaseException:
-                if in_progress(repo):
-                    repo.git.rebase("--abort")
-                repo.git.reset("--quiet", "--keep", local)
+                if git.rebasing():
+                    git.rebase("--abort")
+                git.reset_keep(local)
                 raise
         elif result.fetched:
-            repo.git.merge("--quiet", "--ff-only", tracking)
+            git.fast_forward(tracking)
     if result.conflicts:
         return result
-    theirs = tag_objects(repo, f"{REMOTE_DUMPS}/{remote}/")
-    mine = tag_objects(repo, "refs/tags/")
+    theirs = tag_objects(git, f"{REMOTE_DUMPS}/{remote}/")
+    mine = tag_objects(git, "refs/tags/")
     result.tags_pushed = sorted(n for n, o in mine.items() if n.startswith("dump/") and theirs.get(n) != o)
-    ahead = not ref_exists(repo, tracking) or int(repo.git.rev_list("--count", f"{tracking}..HEAD")) > 0
+    ahead = not git.ref_exists(tracking) or git.count(f"{tracking}..HEAD") > 0
     if ahead or result.tags_pushed:
-        upstream_set = bool(repo.git.config("--get", f"branch.{branch}.merge", with_exceptions=False).strip())
-        args = ["--atomic", "--no-verify", "--quiet", *([] if upstream_set else ["--set-upstream"]), remote]
-        repo.git.push(*args, f"HEAD:refs/heads/{upstream}", "refs/tags/dump/*:refs/tags/dump/*")
+        upstream_set = bool(git.config_get(f"branch.{branch}.merge"))
+        git.push(remote, f"HEAD:refs/heads/{upstream}", "refs/tags/dump/*:refs/tags/dump/*", set_upstream=not upstream_set)
         result.pushed = True
     return result
 
@@ -185,21 +173,16 @@ def sync(store: Store, remote: str | None = None) -> SyncResult:
     Raises StatedumpError when the store is not ready (changes not committed, a rebase in
     progress, unresolved conflict copies) or git fails; the branch is then where it was.
     """
-    import git
-
-    repo = store.git.repo
     with store.lock():
         _check_ready(store)
-        branch = repo.active_branch.name
-        name = _pick_remote(repo, remote, branch)
-        upstream = _remote_branch(repo, branch)
+        branch = store.git.branch() or ""
+        name = _pick_remote(store.git, remote, branch)
+        upstream = _remote_branch(store.git, branch)
         for attempt in range(ATTEMPTS):
             try:
                 return _once(store, name, branch, upstream)
-            except git.GitCommandError as err:
-                detail = [line.strip().removeprefix("stderr: ").strip("'").strip() for line in lines(err.stderr or str(err))]
-                rejected = any("rejected" in line or "fetch first" in line for line in detail)
-                if rejected and attempt + 1 < ATTEMPTS:
+            except CommandFailed as err:
+                if err.says("rejected", "fetch first") and attempt + 1 < ATTEMPTS:
                     continue  # someone pushed between our fetch and push: fetch again
-                raise GitFailed(f"git failed: {detail[-1] if detail else err}", where=store.root) from None
+                raise GitFailed(f"git failed: {err.last}", where=store.root) from None
     raise AssertionError("unreachable")

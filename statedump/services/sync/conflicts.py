@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from statedump.core.errors import StatedumpError, Unmerged
-from statedump.core.layout import SESSIONS
+from statedump.core.git.errors import CommandFailed
+from statedump.core.layout import SESSIONS, RecordRef
 from statedump.core.store.store import Store
-from statedump.services.sync.plumbing import blob, in_progress, lines, record_path
 
 CONFLICTS = "conflicts"
 """Top-level folder of conflict copies: visible, committed, and read by no loader."""
@@ -27,15 +27,15 @@ class Conflict:
     @property
     def record(self) -> str:
         """`kind/id` (or the file name) of what conflicted."""
-        found = record_path(self.path)
-        return f"{found[1]}/{found[2]}" if found else self.path
+        found = RecordRef.parse(self.path)
+        return found.key if found else self.path
 
 
 def conflict_line(c: Conflict, remote: str) -> str:
     """How one conflict was kept and how to resolve it."""
     rid = Path(c.path).stem
     drop = f"`git rm {c.copy} && git commit -m 'resolve {rid}'`"
-    is_record = record_path(c.path) is not None
+    is_record = RecordRef.parse(c.path) is not None
     bring_in = f"`statedump edit {rid}`" if is_record else f"your editor (then commit {c.path})"
     put_back = f"`statedump add {c.record.split('/')[0]} --from {c.copy}`" if is_record else f"`git mv {c.copy} {c.path}`"
     if c.copy is None:
@@ -61,12 +61,8 @@ def _copy_path(path: str, stamp: str) -> str:
 
 def _keep_both(store: Store, stamp: str, remote: str) -> list[Conflict]:
     """Settle every unmerged path: the remote's version in place, ours as a conflict copy."""
-    repo = store.git.repo
-    stages: dict[str, dict[int, str]] = {}
-    for line in lines(repo.git.ls_files("-u")):
-        meta, path = line.split("\t", 1)
-        _, sha, stage = meta.split()
-        stages.setdefault(path, {})[int(stage)] = sha
+    git = store.git
+    stages = git.unmerged()
     if not stages:
         raise StatedumpError("git stopped the rebase without a conflict", where=store.root, hint="run `git status` to see why")
     out = []
@@ -79,27 +75,25 @@ def _keep_both(store: Store, stamp: str, remote: str) -> list[Conflict]:
             )
         target = store.root / path
         if 2 in by_stage:
-            target.write_bytes(blob(repo, by_stage[2]))
-            repo.git.add("--", path)
+            target.write_bytes(git.blob(by_stage[2]))
+            git.add(path)
         else:
-            repo.git.rm("--quiet", "--cached", "--ignore-unmatch", "--", path)
+            git.forget(path)
             target.unlink(missing_ok=True)
         copy = None
         if 3 in by_stage:
             copy = _copy_path(path, stamp)
             (store.root / copy).parent.mkdir(parents=True, exist_ok=True)
-            (store.root / copy).write_bytes(blob(repo, by_stage[3]))
-            repo.git.add("--", copy)
+            (store.root / copy).write_bytes(git.blob(by_stage[3]))
+            git.add(copy)
         out.append(Conflict(path, copy, remote_deleted=2 not in by_stage))
     return out
 
 
 def rebase_keeping_both(store: Store, onto: str, env: dict[str, str], remote: str) -> list[Conflict]:
     """Rebase the branch onto `onto`, settling record conflicts; never stops half-way."""
-    import git
-
-    repo = store.git.repo
-    attrs = Path(repo.git_dir) / "statedump-sync.attributes"
+    git = store.git
+    attrs = git.git_dir / "statedump-sync.attributes"
     attrs.write_text(f"{SESSIONS}/** -merge\n", encoding="utf-8")
     # Record files are not merged line by line: any change on both sides is a conflict.
     env = {
@@ -109,21 +103,21 @@ def rebase_keeping_both(store: Store, onto: str, env: dict[str, str], remote: st
         "GIT_CONFIG_KEY_0": "core.attributesFile",
         "GIT_CONFIG_VALUE_0": str(attrs),
     }
-    stamp = repo.git.rev_parse("--short=7", "HEAD")
+    stamp = git.rev_parse("HEAD", short=7)
     conflicts: dict[str, Conflict] = {}
     try:
         try:
-            repo.git.rebase("--no-verify", "--no-autosquash", onto, env=env)
-        except git.GitCommandError:
-            while in_progress(repo):
-                if lines(repo.git.ls_files("-u")):
+            git.rebase("--no-verify", "--no-autosquash", onto, env=env)
+        except CommandFailed:
+            while git.rebasing():
+                if git.unmerged():
                     for c in _keep_both(store, stamp, remote):
                         conflicts[c.path] = c
                 try:
-                    repo.git.rebase("--continue", env=env)
-                except git.GitCommandError:
-                    if in_progress(repo) and not lines(repo.git.ls_files("-u")) and not lines(repo.git.diff("--cached", "--name-only")):
-                        repo.git.rebase("--skip", env=env)  # settled to no change at all
+                    git.rebase("--continue", env=env)
+                except CommandFailed:
+                    if git.rebasing() and not git.unmerged() and not git.staged():
+                        git.rebase("--skip", env=env)  # settled to no change at all
     finally:
         attrs.unlink(missing_ok=True)
     return list(conflicts.values())

@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from statedump.core import codec
 from statedump.core.errors import StatedumpError
-from statedump.core.layout import SESSIONS
+from statedump.core.git.gateway import Git
+from statedump.core.layout import SESSIONS, RecordRef, record_path
 from statedump.core.store.store import Store
 from statedump.models import Decision, Enforcement, Links, RecordBase
-from statedump.services.sync.plumbing import blob, lines, record_path, store_blob, tree_blobs
-
-if TYPE_CHECKING:
-    import git
+from statedump.models.ids import with_suffix
 
 
 @dataclass(frozen=True)
@@ -28,30 +24,30 @@ class Renamed:
     new: str
 
 
-def _added(repo: git.Repo, base: str, tip: str) -> dict[tuple[str, str], str]:
+def _added(git: Git, base: str, tip: str) -> dict[tuple[str, str], str]:
     """(session, id) -> path of each record added between `base` and `tip`."""
     out = {}
-    for path in lines(repo.git.diff("--name-only", "--no-renames", "--diff-filter=A", base, tip, "--", SESSIONS)):
-        found = record_path(path)
+    for path in git.diff_names(base, tip, SESSIONS, added=True):
+        found = RecordRef.parse(path)
         if found:
-            out[(found[0], found[2])] = path
+            out[(found.session, found.id)] = path
     return out
 
 
-def collisions(repo: git.Repo, base: str, local: str, remote: str) -> list[Renamed]:
+def collisions(git: Git, base: str, local: str, remote: str) -> list[Renamed]:
     """Local records whose id the remote also added, with other content, and their new ids."""
-    ours, theirs = _added(repo, base, local), _added(repo, base, remote)
-    taken = {(s, i) for s, _, i in filter(None, map(record_path, [*tree_blobs(repo, local), *tree_blobs(repo, remote)]))}
+    ours, theirs = _added(git, base, local), _added(git, base, remote)
+    found = map(RecordRef.parse, [*git.ls_tree(local, SESSIONS), *git.ls_tree(remote, SESSIONS)])
+    taken = {(ref.session, ref.id) for ref in found if ref}
     out = []
     for key in sorted(ours.keys() & theirs.keys()):
         mine, other = ours[key], theirs[key]
-        if mine == other and repo.git.rev_parse(f"{local}:{mine}") == repo.git.rev_parse(f"{remote}:{other}"):
+        if mine == other and git.rev_parse(f"{local}:{mine}") == git.rev_parse(f"{remote}:{other}"):
             continue  # the same record added twice: the rebase drops the duplicate
-        adder = lines(repo.git.log("--format=%H", "--diff-filter=A", f"{base}..{local}", "--", mine))[-1]
+        adder = git.adders(base, local, mine)[-1]
         session, old = key
         for width in range(7, 41):
-            suffix = f"-{adder[:width]}"
-            new = old[: 64 - len(suffix)].rstrip("-._") + suffix
+            new = with_suffix(old, f"-{adder[:width]}")
             if (session, new) not in taken:
                 break
         taken.add((session, new))
@@ -83,47 +79,30 @@ def _rewrite_message(message: str, ids: dict[str, str]) -> str:
 
 def rename_locally(store: Store, base: str, local: str, renames: list[Renamed]) -> str:
     """Rewrite the local commits `base..local` with the renames applied; returns the new tip."""
-    repo = store.git.repo
-    commits = lines(repo.git.rev_list("--reverse", "--topo-order", f"{base}..{local}"))
-    if any(len(repo.commit(c).parents) > 1 for c in commits):
+    git = store.git
+    commits = git.commits_between(base, local)
+    if git.merges_between(base, local):
         raise StatedumpError("local history has merge commits", where=store.root, hint="rebase them into a line with git, then sync")
     by_session: dict[str, dict[str, str]] = {}
     for r in renames:
         by_session.setdefault(r.session, {})[r.old] = r.new
-    at_base = tree_blobs(repo, base)
-    index = Path(repo.git_dir) / "statedump-sync.index"
-    env = {"GIT_INDEX_FILE": str(index)}
+    ids_all = {old: new for ids in by_session.values() for old, new in ids.items()}
+    at_base = git.ls_tree(base, SESSIONS)
     parent = base
-    try:
+    with git.scratch_index("statedump-sync.index") as index:
         for sha in commits:
-            repo.git.read_tree(sha, env=env)
-            for path, sha_blob in tree_blobs(repo, sha).items():
-                found = record_path(path)
-                if found is None or found[0] not in by_session or sha_blob == at_base.get(path):
+            index.read_tree(sha)
+            for path, sha_blob in git.ls_tree(sha, SESSIONS).items():
+                ref = RecordRef.parse(path)
+                if ref is None or ref.session not in by_session or sha_blob == at_base.get(path):
                     continue  # only records this clone touched can mean the local record
-                session, kind, rid = found
-                ids = by_session[session]
-                record = codec.load_record(blob(repo, sha_blob), path, kind)
-                if rid not in ids and not any(t in ids for _, t in record.link_pairs()):
+                ids = by_session[ref.session]
+                record = codec.load_record(git.blob(sha_blob), path, ref.kind)
+                if ref.id not in ids and not any(t in ids for _, t in record.link_pairs()):
                     continue
                 fixed = _relink(record, ids)
-                new_path = f"{SESSIONS}/{session}/{kind}/{fixed.id}.yaml"
-                repo.git.update_index("--force-remove", "--", path, env=env)
-                info = f"100644,{store_blob(repo, codec.dump_record(fixed).encode())},{new_path}"
-                repo.git.update_index("--add", "--cacheinfo", info, env=env)
-            tree = repo.git.write_tree(env=env)
-            who = repo.git.log("-1", "--format=%an%x00%ae%x00%ad%x00%cn%x00%ce%x00%cd", "--date=raw", sha).split("\0")
-            names = (
-                "GIT_AUTHOR_NAME",
-                "GIT_AUTHOR_EMAIL",
-                "GIT_AUTHOR_DATE",
-                "GIT_COMMITTER_NAME",
-                "GIT_COMMITTER_EMAIL",
-                "GIT_COMMITTER_DATE",
-            )
-            ids_all = {old: new for ids in by_session.values() for old, new in ids.items()}
-            message = _rewrite_message(repo.git.log("-1", "--format=%B", sha), ids_all)
-            parent = repo.git.commit_tree(tree, "-p", parent, "-m", message, env=dict(zip(names, who, strict=True)))
-    finally:
-        index.unlink(missing_ok=True)
+                index.remove(path)
+                index.add_blob(record_path(ref.session, ref.kind, fixed.id), git.store_blob(codec.dump_record(fixed).encode()))
+            message = _rewrite_message(git.message(sha), ids_all)
+            parent = git.commit_tree(index.write_tree(), parent, message, git.signature_env(sha))
     return parent

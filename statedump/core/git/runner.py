@@ -1,0 +1,86 @@
+"""The git binary, run for the gateway: one way to start git, one way its failure is told.
+
+Every git command of statedump runs here. GitPython is kept for what it does without a
+process per call (reading objects through one long-lived `cat-file`); a command that GitPython
+would only have passed on to the binary is run directly, without GitPython's import.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from statedump.core.errors import StatedumpError
+from statedump.core.git.errors import failed
+from statedump.core.git.identity import Identity, ask_identity
+
+if TYPE_CHECKING:
+    import git
+
+
+def run_git(root: Path, *args: str, env: Mapping[str, str] | None = None, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    """The git binary run in `root`: never prompting, in the C locale, `env` over the process's
+    own environment, its output and status given back as they are."""
+    full = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "LANGUAGE": "C", **(env or {})}
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False, env=full, input=input)
+
+
+class Runner:
+    """A work tree and the git commands run in it; the base of the gateway's parts."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self._repo: git.Repo | None = None
+        self._identity: Identity | None = None
+
+    def _run(self, *args: str, env: Mapping[str, str] | None = None, input: bytes | None = None) -> bytes:
+        """The output of a git command that must succeed (else the translated error)."""
+        done = run_git(self.root, *args, env=env, input=input)
+        if done.returncode:
+            raise failed(args, done.returncode, done.stderr, self.root)
+        return done.stdout
+
+    def _text(self, *args: str, env: Mapping[str, str] | None = None) -> str:
+        """The output as text, one trailing newline dropped (as GitPython gave it)."""
+        out = self._run(*args, env=env).decode("utf-8", errors="replace")
+        return out.removesuffix("\n")
+
+    def _lines(self, *args: str, env: Mapping[str, str] | None = None) -> list[str]:
+        """The non-blank lines of the output."""
+        return [line for line in self._text(*args, env=env).splitlines() if line.strip()]
+
+    def _maybe(self, *args: str) -> str | None:
+        """The output as text, or None when the command fails (a setting that is not set)."""
+        done = run_git(self.root, *args)
+        return None if done.returncode else done.stdout.decode("utf-8", errors="replace")
+
+    def _ok(self, *args: str) -> bool:
+        """True when the command exits 0 (a question asked of git: is it an ancestor, a ref)."""
+        return run_git(self.root, *args).returncode == 0
+
+    @property
+    def _repository(self) -> git.Repo:
+        if self._repo is None:
+            import git
+
+            try:
+                self._repo = git.Repo(self.root)
+            except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+                raise StatedumpError("not a git repository", where=self.root, hint="run `statedump init` there first") from None
+        return self._repo
+
+    @property
+    def git_dir(self) -> Path:
+        """The repository's `.git` folder (found without a process when it is the usual one)."""
+        plain = self.root / ".git"
+        return plain if plain.is_dir() else Path(self._repository.git_dir)
+
+    @property
+    def identity(self) -> Identity:
+        """Who signs statedump's commits and tags: asked of git once per gateway."""
+        if self._identity is None:
+            self._identity = ask_identity(lambda role: run_git(self.root, "var", f"GIT_{role}_IDENT"))
+        return self._identity
