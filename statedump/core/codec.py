@@ -60,7 +60,12 @@ _BaseDumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 class _Dumper(_BaseDumper):  # type: ignore[misc]
-    """Safe dumper that writes multi-line strings as literal blocks."""
+    """Safe dumper that writes multi-line strings as literal blocks, and never an anchor:
+    a value that appears twice (the same date as `started` and a checkpoint's `at`) is
+    written twice, so every file reads the same in any YAML tool."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 
 
 def _str(dumper: Any, value: str) -> Any:
@@ -118,18 +123,12 @@ class _Refused(ValueError):
     """YAML that parses but that statedump files never hold (aliases, tags, merges, repeated keys)."""
 
 
-def _build(node: Any, seen: set[int] | None) -> Any:
+def _build(node: Any, seen: set[int]) -> Any:
     """Plain data from the parser's node tree: the safe loader's meaning for every plain
     scalar, and nothing else. Building it here rather than with PyYAML's constructor is half
     the cost of reading a file (its constructor is generic Python), and it is where the
     strict rules are checked: an anchor used twice (the "billion laughs" file), any tag
     beyond the plain ones, merge keys and repeated keys are refused."""
-    # The parser gives an alias as the very node it names: a node met twice is an alias.
-    # (`seen` is None for a text without `*`, which can hold no alias.)
-    if seen is not None:
-        if id(node) in seen:
-            raise _Refused("YAML anchors and aliases are not allowed in statedump files")
-        seen.add(id(node))
     tag = node.tag
     if type(node) is _ScalarNode:
         if tag == _STR:
@@ -137,6 +136,12 @@ def _build(node: Any, seen: set[int] | None) -> Any:
         if tag in _SCALARS:
             return _scalars.yaml_constructors[tag](_scalars, node)
         raise _Refused(f"unsupported YAML tag {tag.replace('tag:yaml.org,2002:', '!!')}")
+    # The parser gives an alias as the very node it names: a collection met twice is an
+    # alias (the "billion laughs" file). An alias of a single value costs nothing and older
+    # versions of statedump wrote them for a repeated date, so those are still read.
+    if id(node) in seen:
+        raise _Refused("YAML anchors and aliases are not allowed in statedump files")
+    seen.add(id(node))
     if isinstance(node, yaml.SequenceNode) and tag == _SEQ:
         return [_build(item, seen) for item in node.value]
     if isinstance(node, yaml.MappingNode) and tag == _MAP:
@@ -161,7 +166,7 @@ def load_yaml(text: str) -> Any:
         node = loader.get_single_node()
     finally:
         loader.dispose()
-    return None if node is None else _build(node, set() if "*" in text else None)
+    return None if node is None else _build(node, set())
 
 
 def parse_yaml(data: bytes, where: str | Path) -> dict[str, Any]:

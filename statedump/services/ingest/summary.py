@@ -35,65 +35,17 @@ from statedump.models import (
 )
 from statedump.services.ingest.mdtokens import item_text, lines_of, parse, plain, segments
 from statedump.services.ingest.plan import ImportPlan, one_line
+from statedump.services.ingest.sections import clean, mode_of
+from statedump.services.ingest.titles import command_title, command_words, short_title
 
 if TYPE_CHECKING:
     from markdown_it.tree import SyntaxTreeNode
 
-# (pattern on the lower-cased section name, mode). First match wins.
-_MODES: list[tuple[str, str]] = [
-    (r"compatib|backend matrix|support matrix", "compat"),
-    (r"benchmark|performance|throughput|results", "benchmark"),
-    (r"software stack|^stack$|versions|^environment$", "component"),
-    (r"deployment command|^commands?$|how to run|commands? to run", "command"),
-    (r"relevant files|files and code|^files|key files|directories", "file"),
-    (r"reference|^links$|^sources$", "reference"),
-    (r"primary request|^goals?\b|objective|^intent|^task$|^the task$|user objective", "goal"),
-    (r"instruction|requirement|constraint|all user messages|user preferences|user messages", "instruction"),
-    (r"decision", "decision"),
-    (r"blocked|blocker", "task:blocked"),
-    (r"current work|in progress|^active|current state|ongoing", "task:in-progress"),
-    (r"next|pending|remain|to ?do|open tasks|follow.?up", "task:todo"),
-    (r"accomplished|completed|^done|progress|what we did|work done", "task:done"),
-    (
-        r"discover|finding|concept|errors? and fix|problem solving|important context|^context|learn|insight|critical data|observations",
-        "discovery",
-    ),
-]
 _SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "ini", "systemd", "dotenv", "env"}
-_PREAMBLE_END = ("Summary:\n", "The conversation is summarized below:\n")
-_CODEX_PREFIX = "use the information in this summary to assist with your own analysis:"
 _LABEL = re.compile(r"^\s*(?:\d+[.)]\s*)?([A-Z][A-Za-z0-9 /&,'()-]{1,60}?)\s*:\s*(.*)$", re.S)
 _BENCH_COLUMN = re.compile(r"tok(?:en)?s?/s|req(?:uest)?s?/s|\bms\b|ttft|tpot|\bitl\b|concurrency|throughput|latency")
-_TITLE_WORDS = 80
 _URL = re.compile(r"https?://[^\s)>\]]+")
 _PATH = re.compile(r"(?:~|\.{0,2})?/?[\w.-]+(?:/[\w.*-]+)+/?|[\w-]+\.(?:py|md|json|yaml|yml|toml|sh|service|ts|js|rs|go|txt|cfg|ini)\b")
-
-
-def mode_of(name: str) -> str | None:
-    """Which record kind a section of this name holds, or None when it is not known."""
-    key = " ".join(name.lower().replace("*", "").strip(" :#").split())
-    key = re.sub(r"^\d+[.)]\s*", "", key)
-    for pattern, mode in _MODES:
-        if re.search(pattern, key):
-            return mode
-    return None
-
-
-def clean(text: str) -> str:
-    """The summary itself: harness preambles, `<analysis>` blocks and wrappers taken off."""
-    head = text[:2000]
-    for marker in _PREAMBLE_END:
-        if marker in head and "continued from a previous conversation" in head:
-            text = text[text.index(marker) + len(marker) :]
-            break
-    if _CODEX_PREFIX in text[:1500]:
-        text = text[text.index(_CODEX_PREFIX) + len(_CODEX_PREFIX) :]
-    text = re.sub(r"<analysis>.*?</analysis>", "", text, flags=re.S)
-    text = re.sub(r"</?summary>", "", text)
-    cut = re.search(r"^Please continue the conversation from where we left", text, flags=re.M)
-    if cut:
-        text = text[: cut.start()]
-    return text.strip("\n") + "\n"
 
 
 @dataclass
@@ -349,45 +301,6 @@ def _table_cells(node: SyntaxTreeNode) -> tuple[list[str], list[list[str]]]:
             else:
                 rows.append(cells)
     return header, rows
-
-
-def short_title(text: str, limit: int = _TITLE_WORDS) -> str:
-    """A title for a quote: the quote itself when it fits, else its first words and `…`."""
-    line = " ".join(text.split())
-    if len(line) <= limit:
-        return line
-    cut = line[: limit - 1]
-    if " " in cut:
-        cut = cut[: cut.rfind(" ")]
-    return cut.rstrip(" ,;:.-—") + "…"
-
-
-def command_words(text: str) -> list[str]:
-    """The words of a command's first line (continuations joined), its leading `VAR=value`
-    settings and `sudo` / `env` taken off: they say nothing about what runs."""
-    words = one_line(re.sub(r"\\\n", " ", text), 400).split()
-    while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=\S*|sudo|env|\\", words[0]):
-        words.pop(0)
-    return words
-
-
-def command_title(text: str, form: str) -> str:
-    """A command's first words (`vllm serve …`), or a unit's description: what a reader scans for."""
-    if form == "systemd":
-        desc = re.search(r"^\s*Description\s*=\s*(.+)$", text, re.M)
-        return short_title(f"systemd unit: {desc.group(1)}" if desc else "systemd unit")
-    words = command_words(text)
-    kept: list[str] = []
-    for n, word in enumerate(words):
-        # Stop at the first flag, path, model name or URL; `python -m module` keeps its module.
-        after_m = n > 0 and words[n - 1] == "-m"
-        if len(kept) >= 3 or (not after_m and word != "-m" and (word.startswith("-") or re.search(r"[/:=~*$\\]", word))):
-            break
-        kept.append(word)
-    if not kept:
-        return short_title(one_line(text, 200))
-    head = " ".join(kept)
-    return short_title(head if len(kept) == len(words) else head + " …")
 
 
 def _units(root: SyntaxTreeNode, plan: ImportPlan) -> list[_Unit]:
