@@ -20,8 +20,8 @@ from statedump.models.state import SessionState
 from statedump.services.demo import load_example
 from statedump.services.ingest.mdtokens import parse, plain, sections
 from statedump.services.ingest.plan import ImportPlan
+from statedump.services.ingest.sections import mode_of
 from statedump.services.ingest.statedump_doc import read_statedump
-from statedump.services.ingest.summary import mode_of
 
 BASE = datetime(2026, 1, 1, tzinfo=UTC)
 # The modules that spell the format from docformat; the test below loads them afresh around a changed table.

@@ -14,8 +14,9 @@ from datetime import UTC, datetime
 from statedump.core.clock import now
 from statedump.models import Instruction
 from statedump.services.ingest.plan import CheckpointMark, ImportPlan, one_line, stable_id
+from statedump.services.ingest.sections import clean, mode_of
 from statedump.services.ingest.statedump_doc import looks_like_statedump, read_statedump
-from statedump.services.ingest.summary import clean, mode_of, read_summary
+from statedump.services.ingest.summary import read_summary
 
 _SECTION_LINE = re.compile(r"^(?:#{1,4}\s+(.+?)|\*\*(.+?)\*\*:?|\d+\.\s+(.+?):|([A-Z][A-Za-z ,/&']{2,60}):)\s*$", re.M)
 
