@@ -101,7 +101,7 @@ def sessions(store_path: Path | None, as_json: bool) -> None:
     store = open_store(store_path)
     metas = [store.load_session(s) for s in store.session_ids()]
     if as_json:
-        print_json([m.model_dump(mode="json", exclude_none=True) for m in metas])
+        print_json(metas)
         return
     width = max((len(m.id) for m in metas), default=0)
     for m in metas:

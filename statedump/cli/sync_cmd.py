@@ -21,13 +21,12 @@ def sync(remote: str | None, store_path: Path | None, as_json: bool) -> None:
     sync before pushing: the remote version stays in place and yours is kept under
     conflicts/, with the steps to resolve it. Exit status 1 when that happens.
     """
-    from dataclasses import asdict
 
     from statedump.services.sync import sync as run
 
     result = run(open_store(store_path), remote)
     if as_json:
-        print_json(asdict(result))
+        print_json(result)
     else:
         for line in result.lines():
             click.echo(safe(line), err=line.startswith("conflict:"))

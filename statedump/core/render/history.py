@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-from datetime import datetime
 from typing import Any
 
 from statedump.core.render.json import plain, to_json
@@ -11,15 +10,12 @@ from statedump.models.history import Comparison, Entry, FieldChange
 
 
 def short_value(value: Any, limit: int = 80) -> str:
-    """A value on one line for a diff or a log: text flattened, long text cut with an ellipsis."""
+    """A value on one line for a diff or a log: text flattened, an infinite rate `inf`, a
+    nested value as one-line JSON, long text cut with an ellipsis."""
     if value is None:
         return "(none)"
-    if isinstance(value, datetime):
-        text = str(plain(value))
-    elif isinstance(value, str):
-        text = " ".join(value.split())
-    else:
-        text = to_json(value, indent=None)
+    data = plain(value)
+    text = " ".join(data.split()) if isinstance(data, str) else to_json(data, indent=None)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
