@@ -21,6 +21,7 @@ from statedump.core.git.errors import failed
 from statedump.core.git.fastimport import Stream
 from statedump.core.git.identity import git_date
 from statedump.core.git.log import LOG_ARGS, Commit, log_commit, parse_log
+from statedump.core.git.objects import CatFile
 from statedump.core.git.plumbing import Plumbing
 from statedump.core.git.runner import run_git
 
@@ -39,6 +40,11 @@ def find_worktree(start: Path) -> Path | None:
 
 class Git(Plumbing, Branch):
     """A git work tree: commit, tag, read files as of any revision, and the plumbing of sync."""
+
+    def __init__(self, root: Path):
+        super().__init__(root)
+        self._objects = CatFile(root)
+        self._commits: set[str] = set()
 
     @staticmethod
     def init(root: Path) -> Git:
@@ -144,11 +150,12 @@ class Git(Plumbing, Branch):
 
     def file_at(self, rev: str, path: str) -> bytes | None:
         """The bytes of one file as of `rev`, or None when it did not exist there."""
-        blob = self._tree(rev, path)
-        if blob is None or blob.type != "blob":
-            return None
-        data: bytes = blob.data_stream.read()
-        return data
+        # A commit's id is resolved once (it names the same tree for ever); any other name
+        # (HEAD, a tag, a date) each time, and one that names no commit is NotFound, as before.
+        sha = rev if rev in self._commits else self.resolve(rev)
+        if sha == rev:
+            self._commits.add(rev)
+        return self._objects.blob(sha, path)
 
     def log(
         self, paths: list[str], *, rev: str = "HEAD", limit: int | None = None, since: str | None = None
