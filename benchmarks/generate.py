@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from statedump.core import codec
-from statedump.core.store.store import Store, commit_message
 from statedump.core.layout import SESSIONS
+from statedump.core.store.store import Store, commit_message
 from statedump.models import KINDS, RecordBase, Session
 
 SESSION = "bench"
@@ -80,6 +80,8 @@ class Built:
     session: str
     ids: dict[str, list[str]]
     commits: int
+    dangling: str | None = None
+    """The decision whose links name records that never existed, when one was asked for."""
 
 
 class _Text:
@@ -251,14 +253,31 @@ def _blob(data: bytes) -> bytes:
     return b"data %d\n%s\n" % (len(data), data)
 
 
-def build_store(root: Path, count: int, seed: int = 7, kinds: dict[str, int] | None = None) -> Built:
-    """A store at `root` with one session of `count` records and `count + 2` commits (see the module docstring)."""
+DANGLING = 5
+"""Links to records that never existed, on the decision of a `dangling` store."""
+
+
+def _dangle(record: RecordBase) -> RecordBase:
+    gone = [f"gone-{n}" for n in range(DANGLING)]
+    links = record.links.model_copy(update={"evidence": gone[:-1], "prompted_by": gone[-1:]})
+    return record.model_copy(update={"links": links})
+
+
+def build_store(root: Path, count: int, seed: int = 7, kinds: dict[str, int] | None = None, *, dangling: bool = False) -> Built:
+    """A store at `root` with one session of `count` records and `count + 2` commits (see the module docstring).
+
+    With `dangling`, the first decision of the history's second half links only to records that
+    never existed (as a hand-edited or imported decision may), with thousands of commits after it."""
     store = Store.init(root)
     store.create_session(Session(id=SESSION, title="Synthetic benchmark session", model="nvidia/Qwen3.5-397B-A17B-NVFP4"), when=START)
     head = _git(root, "rev-parse", "HEAD")
     stream: list[bytes] = []
     ids: dict[str, list[str]] = {}
+    odd: str | None = None
     for n, record in enumerate(records(count, seed, kinds)):
+        if dangling and odd is None and record.kind == "decision" and n >= count // 2:
+            record = _dangle(record)
+            odd = record.id
         data = codec.dump_record(record).encode()
         path = store.record_path(SESSION, record.kind, record.id)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -275,7 +294,7 @@ def build_store(root: Path, count: int, seed: int = 7, kinds: dict[str, int] | N
         _git(root, "fast-import", "--quiet", "--done", stdin=b"".join([*stream, b"done\n"]))
         # The work tree already holds the files; make the index match the new HEAD.
         _git(root, "reset", "--quiet")
-    return Built(root, SESSION, ids, count + 2)
+    return Built(root, SESSION, ids, count + 2, odd)
 
 
 def example_store(root: Path) -> Path:
