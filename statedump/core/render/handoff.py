@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from statedump.core.render.history import changed_lines, short_value
+from statedump.core.render.history import gone_and_came, short_value
 from statedump.core.render.markdown import render_markdown
 from statedump.core.render.markup import bullets, cell, code, fenced, inline, table
 from statedump.core.render.numbers import number
@@ -20,13 +20,11 @@ def _since(h: Handoff) -> str:
 
 
 def _field(change: FieldChange) -> str:
-    lines = changed_lines(change)
-    if lines is None:
-        return f"{inline(change.field)}: {inline(short_value(change.old))} → {inline(short_value(change.new))}"
     # Verbatim text (a command, a body): only the lines that differ, each as code.
-    gone = " / ".join(code(line[2:].strip()) for line in lines if line[0] == "-") or "(no line)"
-    came = " / ".join(code(line[2:].strip()) for line in lines if line[0] == "+") or "(no line)"
-    return f"{inline(change.field)}: {gone} → {came}"
+    both = gone_and_came(change, lambda line: code(line.strip()))
+    if both is None:
+        return f"{inline(change.field)}: {inline(short_value(change.old))} → {inline(short_value(change.new))}"
+    return f"{inline(change.field)}: {both[0]} → {both[1]}"
 
 
 def changes_markdown(h: Handoff) -> str:

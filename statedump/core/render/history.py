@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from typing import Any
 
 from statedump.core.render.json import plain, to_json
@@ -29,16 +30,23 @@ def changed_lines(change: FieldChange) -> list[str] | None:
     return [line for line in difflib.ndiff(old.splitlines(), new.splitlines()) if line[:2] in ("- ", "+ ")]
 
 
-def change_line(change: FieldChange) -> str:
-    """A field's change in a few words, `status confirmed -> resolved`; of verbatim text, the
-    lines that went and came, joined with ` / `."""
+def gone_and_came(change: FieldChange, show: Callable[[str], str]) -> tuple[str, str] | None:
+    """For verbatim text, the lines that went and the lines that came, each drawn by `show`
+    and joined with ` / ` (`(no line)` when there are none); None for any other value."""
     lines = changed_lines(change)
     if lines is None:
-        old, new = change.old, change.new
-    else:
-        # A shell line's trailing `\\` continues it; it says nothing about the change.
-        old = " / ".join(line[2:].strip(" \\") for line in lines if line[0] == "-") or "(no line)"
-        new = " / ".join(line[2:].strip(" \\") for line in lines if line[0] == "+") or "(no line)"
+        return None
+    gone = " / ".join(show(line[2:]) for line in lines if line[0] == "-") or "(no line)"
+    came = " / ".join(show(line[2:]) for line in lines if line[0] == "+") or "(no line)"
+    return gone, came
+
+
+def change_line(change: FieldChange) -> str:
+    """A field's change in a few words, `status confirmed -> resolved`; of verbatim text, the
+    lines that went and came."""
+    # A shell line's trailing `\` continues it; it says nothing about the change.
+    both = gone_and_came(change, lambda line: line.strip(" \\"))
+    old, new = both if both is not None else (change.old, change.new)
     return f"{change.field} {short_value(old, 40)} -> {short_value(new, 40)}"
 
 
