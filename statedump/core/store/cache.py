@@ -31,10 +31,11 @@ import pickle
 import time
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from statedump.core.layout import session_file
-from statedump.core.store.reader import parse_record, read_bytes, scan_records
+from statedump.core.store.parallel import read_many
+from statedump.core.store.reader import read_bytes, scan_records
 from statedump.models import KINDS, RecordBase, Session
 
 VERSION = 2
@@ -164,14 +165,17 @@ def load_state(root: Path, session: str) -> tuple[Session, list[RecordBase]]:
         meta = codec.load_session(read_bytes(root / rel), rel)
         keep(rel, st, meta)
 
-    records: list[RecordBase] = []
+    found: list[RecordBase | None] = []
+    misses: list[tuple[int, str, str, os.stat_result]] = []
     for rel, entry in scan_records(root, session):
         st = entry.stat()
-        record: RecordBase | None = cached(rel, st, KINDS[rel.rsplit("/", 2)[1]])
-        if record is None:
-            record = parse_record(read_bytes(entry.path), rel)
-            keep(rel, st, record)
-        records.append(record)
+        found.append(cached(rel, st, KINDS[rel.rsplit("/", 2)[1]]))
+        if found[-1] is None:
+            misses.append((len(found) - 1, rel, entry.path, st))
+    for (index, rel, _, st), record in zip(misses, read_many([(rel, p) for _, rel, p, _ in misses]), strict=True):
+        found[index] = record
+        keep(rel, st, record)
+    records = cast("list[RecordBase]", found)
     if path is not None and (changed or new.keys() != old.keys()):
         _write(path, new)
     return meta, records
