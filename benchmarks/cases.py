@@ -178,21 +178,38 @@ def start(ctx: Context) -> list[Row]:
 
 
 def render(ctx: Context) -> list[Row]:
-    """`statedump render` of a big session: <= 1.0 s and <= 2x parsing its YAML files with the C loader."""
+    """`statedump render` of a big session: <= 1.0 s and <= 2x parsing its YAML files with the C loader;
+    the first render after a fresh clone (no caches) <= 1.5x."""
     built = ctx.store(ctx.records)
-    (figure,) = ctx.alternate(lambda: ctx.run([*SD, "render", "--store", str(built.root)]))
+    argv = [*SD, "render", "--store", str(built.root)]
+
+    def cold() -> float:
+        # As after a fresh clone: neither the record cache nor the log index exists yet.
+        shutil.rmtree(built.root / ".git" / "statedump", ignore_errors=True)
+        return ctx.run(argv)
+
+    warm, first = ctx.alternate(lambda: ctx.run(argv), cold)
     parse = ctx.parse_time(built)
-    ok = figure <= 1.0 and figure <= 2 * parse
+    label = "parse the YAML files (CSafeLoader)"
     return [
         _row(
             "render",
             f"statedump render, {ctx.records} records",
-            figure,
+            warm,
             parse,
-            "parse the YAML files (CSafeLoader)",
+            label,
             "<= 1.0 s and <= 2x",
-            ok,
-        )
+            warm <= 1.0 and warm <= 2 * parse,
+        ),
+        _row(
+            "render-cold",
+            f"first statedump render after a clone, {ctx.records} records",
+            first,
+            parse,
+            label,
+            "<= 1.5x",
+            first <= 1.5 * parse,
+        ),
     ]
 
 
@@ -560,7 +577,7 @@ CASES: dict[str, Callable[[Context], list[Row]]] = {
 
 TARGETS = {
     "start": ["start-help", "start-render"],
-    "render": ["render"],
+    "render": ["render", "render-cold"],
     "why": ["why"],
     "why-dangling": ["why-dangling"],
     "log": ["log"],
