@@ -7,7 +7,8 @@ from pathlib import Path
 
 from statedump.core import codec
 from statedump.core.errors import StatedumpError
-from statedump.core.layout import SESSION_FILE
+from statedump.core.layout import SESSION_FILE, session_path
+from statedump.core.store.reader import parse_record, read_bytes, scan_folder
 from statedump.core.store.store import Store
 from statedump.models.state import SessionState
 from statedump.services.refs import tag_dump
@@ -20,7 +21,7 @@ def example_dir() -> Path:
     packaged = Path(str(resources.files("statedump"))) / "example" / EXAMPLE
     if (packaged / SESSION_FILE).is_file():
         return packaged
-    checkout = Path(__file__).resolve().parents[2] / "sessions" / EXAMPLE
+    checkout = Path(__file__).resolve().parents[2] / session_path(EXAMPLE)
     if (checkout / SESSION_FILE).is_file():
         return checkout
     raise StatedumpError("the example session is missing from this installation", where=str(packaged), hint="reinstall statedump")
@@ -30,7 +31,7 @@ def load_example(folder: Path | None = None) -> SessionState:
     """The example session as data, read straight from its files."""
     folder = folder or example_dir()
     meta = codec.load_session((folder / SESSION_FILE).read_bytes(), folder / SESSION_FILE)
-    records = [codec.load_record(p.read_bytes(), p, p.parent.name) for p in sorted(folder.glob("*/*.yaml"))]
+    records = [parse_record(read_bytes(entry.path), rel) for rel, entry in scan_folder(folder, session_path(EXAMPLE))]
     return SessionState(meta, records)
 
 

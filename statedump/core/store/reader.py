@@ -35,9 +35,15 @@ def scan_records(root: Path, session: str) -> Iterator[tuple[str, os.DirEntry[st
     """(repository path, directory entry) of every record file of a session in the work tree,
     kind by kind and by name, so that errors and caches come in a stable order."""
     base = session_path(session)
+    return scan_folder(root / base, base)
+
+
+def scan_folder(folder: Path, base: str) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """`scan_records` of a session folder anywhere (the example inside the wheel), its files
+    named as if the folder were `base` in a store."""
     for kind in KIND_NAMES:
         try:
-            entries = sorted(os.scandir(root / base / kind), key=lambda e: e.name)
+            entries = sorted(os.scandir(folder / kind), key=lambda e: e.name)
         except (FileNotFoundError, NotADirectoryError):
             continue
         for entry in entries:
