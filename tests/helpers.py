@@ -133,3 +133,14 @@ def corpus_text() -> str:
 
 def secrets() -> list[str]:
     return [secret for _, _, secret in SECRETS]
+
+
+def find_secrets(text: str) -> list[str]:
+    """The secret-looking spans of a text that redaction left in it: what the scans of files,
+    outputs and history look for."""
+    from statedump.core.redact import _PATTERNS, MARK
+
+    found = []
+    for pattern, _ in _PATTERNS:
+        found += [m.group(0) for m in pattern.finditer(text) if MARK not in m.group(0)]
+    return found

@@ -170,11 +170,3 @@ def redact_model(model: T) -> T:
     if cleaned == data:
         return model
     return type(model).model_validate(cleaned)
-
-
-def find_secrets(text: str) -> list[str]:
-    """The secret-looking spans of a text (for scans of files and history)."""
-    found = []
-    for pattern, _ in _PATTERNS:
-        found += [m.group(0) for m in pattern.finditer(text) if MARK not in m.group(0)]
-    return found

@@ -11,9 +11,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from helpers import FIXTURES, SECRETS, Cli, corpus_text, git, secrets, snapshot
+from helpers import FIXTURES, SECRETS, Cli, corpus_text, find_secrets, git, secrets, snapshot
 
-from statedump.core.redact import find_secrets
 from statedump.core.store.store import Store
 from statedump.services.ingest import FORMATS
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers import SECRETS, Cli, corpus_text, git, secrets
+from helpers import SECRETS, Cli, corpus_text, find_secrets, git, secrets
 from test_mcp import call
 
-from statedump.core.redact import find_secrets
 from statedump.core.store.store import Store
 
 

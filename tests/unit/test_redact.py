@@ -4,9 +4,9 @@ in the example session touched."""
 from __future__ import annotations
 
 import pytest
-from helpers import SECRETS
+from helpers import SECRETS, find_secrets
 
-from statedump.core.redact import MARK, find_secrets, redact_model, redact_text
+from statedump.core.redact import MARK, redact_model, redact_text
 from statedump.core.render import render_markdown
 from statedump.models import Command
 from statedump.services.demo import load_example

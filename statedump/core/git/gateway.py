@@ -183,10 +183,6 @@ class Git(Plumbing, Branch):
         except ValueError as err:
             raise StatedumpError(f"could not read git's log: {err}", where=self.root) from None
 
-    def is_ancestor(self, older: str, newer: str) -> bool:
-        """True when `older` is `newer` or one of its ancestors."""
-        return self._ok("merge-base", "--is-ancestor", older, newer)
-
     def dirty(self, paths: list[str]) -> list[str]:
         """Paths under `paths` with uncommitted changes (staged, unstaged or untracked)."""
         return [line[3:] for line in self.status_porcelain(*paths, untracked="all")]
