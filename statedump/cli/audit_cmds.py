@@ -45,30 +45,44 @@ def why(query: str, store_path: Path | None, session: str | None, as_json: bool)
 
 @click.command()
 @click.option("--at", "rev", help="Check the state as of a commit, dump tag or date instead of the working tree.")
+@click.option(
+    "--strict", is_flag=True, help="Fail (exit 1) on advisory findings too: decisions needing review, benchmarks whose command changed."
+)
 @store_option
 @session_option
 @json_option
-def check(rev: str | None, store_path: Path | None, session: str | None, as_json: bool) -> None:
-    """Find drift between decisions and commands, dangling links and conflicts.
+def check(rev: str | None, strict: bool, store_path: Path | None, session: str | None, as_json: bool) -> None:
+    """Find drift between decisions and commands, dangling links and conflicts, decisions that
+    need review and benchmarks whose command changed since they were measured.
 
-    One line per finding; exit status 1 when there is any, 0 when there is none. Meant for CI.
+    One line per finding; exit status 1 when there is any, 0 when there is none or only advisory
+    ones (review, stale benchmarks), which `--strict` makes fail too. Meant for CI.
     """
     from statedump.services.check import check as run_check
-    from statedump.services.check import check_json
+    from statedump.services.check import check_json, failing, ordered
     from statedump.services.history import resolve_ref
 
     store = open_store(store_path)
     sid = store.pick_session(session)
     state = store.load(sid, resolve_ref(store, rev, sid) if rev else None)
     findings = run_check(state)
+    if rev is None:
+        # Review and staleness are judged from the history up to now; a past state is checked
+        # for consistency only (docs/check.md).
+        from statedump.services.review import history_findings
+
+        findings = ordered(findings + history_findings(store, sid, state))
+    failed = failing(findings, strict)
     if as_json:
-        print_json(check_json(sid, findings))
+        print_json(check_json(sid, findings, strict))
     else:
         for f in findings:
             click.echo(safe(f.line()))
-        if not findings:
-            click.echo(f"ok: no findings in session {sid} ({len(state.records)} records)")
+        advisory = len(findings) - len(failed)
+        if not failed:
+            more = f"; {advisory} advisory (check --strict fails on them)" if advisory else ""
+            click.echo(f"ok: no {'failing ' if advisory else ''}findings in session {sid} ({len(state.records)} records){more}")
         else:
             click.echo(f"{len(findings)} finding{'s' if len(findings) != 1 else ''} in session {sid}", err=True)
-    if findings:
+    if failed:
         sys.exit(1)

@@ -31,7 +31,12 @@ def render(fmt: str | None, out: Path | None, rev: str | None, store_path: Path 
 
         rev = resolve_ref(store, rev, session)  # also `2` and `dump/2` for the session's dumps
     sid = store.pick_session(session, rev)
-    state = store.load(sid, rev)
+    if rev is None:
+        from statedump.services.review import load_effective
+
+        state = load_effective(store, sid)  # benchmarks whose command changed show as stale, as in `check`
+    else:
+        state = store.load(sid, rev)
     if out is not None:
         out.write_text(render_markdown(state), encoding="utf-8")
         click.echo(f"wrote {out}")

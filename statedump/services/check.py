@@ -25,8 +25,20 @@ CODES = (
     "instruction-contradicted",
     "superseded-still-enforced",
     "benchmark-command-missing",
+    "benchmark-command-changed",
+    "decision-needs-review",
 )
-"""Every finding code, in the order findings are reported."""
+"""Every finding code, in the order findings are reported. The last two come from history
+(`services.review.history_findings`) and are advisory: see `ADVISORY`."""
+
+ADVISORY = frozenset({"benchmark-command-changed", "decision-needs-review"})
+"""Codes that fail `check` only with `--strict`: they ask for a person's judgement
+(re-measure, re-read the evidence), not a fix in the records."""
+
+
+def failing(findings: list[Finding], strict: bool = False) -> list[Finding]:
+    """The findings that make `check` exit 1: all of them with `strict`, else all but the advisory ones."""
+    return list(findings) if strict else [f for f in findings if f.code not in ADVISORY]
 
 
 @dataclass(frozen=True)
@@ -239,10 +251,11 @@ def decision_findings(state: SessionState, decision: Decision) -> list[Finding]:
     elif decision.status == "superseded":
         current = [c for c in state.of_kind(Command) if c.status == "current"]
         found = _decision_superseded(decision, current, _justified(state), cache)
-    return _ordered(found)
+    return ordered(found)
 
 
-def _ordered(found: list[Finding]) -> list[Finding]:
+def ordered(found: list[Finding]) -> list[Finding]:
+    """Findings without repeats, grouped by code in `CODES` order, then by record."""
     order = {c: i for i, c in enumerate(CODES)}
     unique = list(dict.fromkeys(found))
     return sorted(unique, key=lambda f: (order.get(f.code, len(order)), f.where))
@@ -258,14 +271,15 @@ def check(state: SessionState) -> list[Finding]:
         + _superseded_findings(state, cache)
         + _benchmark_findings(state)
     )
-    return _ordered(found)
+    return ordered(found)
 
 
-def check_json(session: str, findings: list[Finding]) -> dict[str, Any]:
+def check_json(session: str, findings: list[Finding], strict: bool = False) -> dict[str, Any]:
     """The findings as JSON-ready data, the one shape of `statedump check --json` and of the
-    MCP `check` tool: `ok` is true when there are none."""
+    MCP `check` tool: `ok` is true when none of them fails (`failing`); each finding says
+    whether it is `advisory`."""
     return {
         "session": session,
-        "ok": not findings,
-        "findings": [{"code": f.code, "where": f.where, "message": f.message} for f in findings],
+        "ok": not failing(findings, strict),
+        "findings": [{"code": f.code, "where": f.where, "message": f.message, "advisory": f.code in ADVISORY} for f in findings],
     }

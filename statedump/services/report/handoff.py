@@ -33,9 +33,12 @@ def trend(state: SessionState, metric: str = TREND_METRIC) -> list[TrendPoint]:
 
 def build_handoff(store: Store, session: str, since: str | None = None, state: SessionState | None = None) -> Handoff:
     """Gather the report for `session`; `since` is any ref `statedump diff` takes (default: the last dump)."""
+    from statedump.services.review import stale_benchmarks, with_stale
     from statedump.services.why import needs_review
 
     state = state or store.load(session)
+    # Benchmarks whose command changed since they were measured are stale here as in `check`.
+    state = with_stale(state, stale_benchmarks(store, session, state))
     if since is None:
         dump = last_dump(store, session)
         since_ref, since_sha = (dump.name, dump.sha) if dump else (None, None)

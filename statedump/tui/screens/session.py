@@ -16,8 +16,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, LoadingIndicator, Static, TabbedContent, TabPane
 
 from statedump.core.errors import StatedumpError
-from statedump.core.store.store import Store
 from statedump.models.state import SessionState
+from statedump.services.review import load_effective
 from statedump.tui import text
 from statedump.tui.reader import Reader
 from statedump.tui.screens.state_at import StateAtScreen
@@ -80,7 +80,7 @@ class SessionScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="load-session")
     def _load(self) -> None:
         try:
-            state = self.reader.load(Store.load, self.session_id)
+            state = self.reader.load(load_effective, self.session_id)  # stale benchmarks as `check` sees them
         except StatedumpError as err:
             self.app.call_from_thread(self.call_later, self._failed, err)
             return
