@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "diff": ("statedump.cli.history_cmds:diff", "Compare two states record by record."),
     "why": ("statedump.cli.audit_cmds:why", "Why a decision was made: question, evidence, numbers, commit."),
     "check": ("statedump.cli.audit_cmds:check", "Find drift, dangling links and conflicts (exit 1 on findings)."),
+    "drift": ("statedump.cli.drift_cmd:drift", "Compare decisions with what really runs: unit, process, URL (exit 1 on drift)."),
     "bench": ("statedump.cli.bench_cmd:bench", "Benchmark tools (bench compare BASE CAND)."),
     "handoff": ("statedump.cli.report_cmds:handoff", "The report for the next person."),
     "resume": ("statedump.cli.report_cmds:resume", "A prompt that restores a new agent session."),
