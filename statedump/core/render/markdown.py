@@ -8,12 +8,12 @@ The same records always render the same bytes: nothing here reads a clock.
 
 from __future__ import annotations
 
-import math
 import shlex
 from collections.abc import Iterator
 
 from statedump.core.render import docformat as fmt
 from statedump.core.render.markup import Md, bullets, cell, code, fenced, inline, line, link, paragraphs, table, visible
+from statedump.core.render.numbers import number
 from statedump.models import (
     RELATIONS,
     Benchmark,
@@ -49,14 +49,6 @@ def _item(head: list[str], record: RecordBase, *extra: str) -> str:
     if record.body:
         text += "\n\n" + paragraphs(record.body)
     return text
-
-
-def _number(value: float) -> str:
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    if abs(value) >= 1000:
-        return f"{value:,.2f}".rstrip("0").rstrip(".")
-    return f"{value:g}"
 
 
 def heading(text: str) -> str:
@@ -146,7 +138,7 @@ def _benchmarks(state: SessionState) -> str:
     for b in state.of_kind(Benchmark):
         conc = str(b.concurrency) if b.concurrency else ""
         base = fmt.BASELINE if b.baseline else ""
-        shown = [(cell(m.name), _number(m.value), cell(m.unit)) for m in b.metrics or []] or [("", "", "")]
+        shown = [(cell(m.name), number(m.value), cell(m.unit)) for m in b.metrics or []] or [("", "", "")]
         for metric, value, unit in shown:
             rows.append(
                 fmt.BENCHMARKS.row(
