@@ -72,7 +72,7 @@ def test_every_read_command_prints_json_with_infinite_rates(benched: Cli) -> Non
     changed = _strict(cli("diff", "1", "--json").stdout)["changes"]
     assert [(c["id"], c["fields"]) for c in changed] == [("probe", [{"field": "request_rate", "old": 4, "new": "inf"}])]
     assert "    request_rate: 4.0 -> inf" in cli("diff", "1").stdout.splitlines()
-    for args in (("log",), ("log", "probe"), ("dumps",), ("sessions",), ("why", "rate-inf"), ("resume",), ("validate",)):
+    for args in (("log",), ("log", "probe"), ("dumps",), ("sessions",), ("why", "rate-inf"), ("resume",), ("validate",), ("doctor",)):
         r = cli(*args, "--json")
         assert r.exit_code == 0, (args, r.output)
         _strict(r.stdout)
