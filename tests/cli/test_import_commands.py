@@ -22,22 +22,26 @@ def test_systemd_unit() -> None:
     assert parsed.value("--tp-size") == "8" and parsed.env["NCCL_IB_DISABLE"] == "1"
 
 
-def test_shell_script_blocks() -> None:
-    free, launch, bench = read_plan("shell", FIXTURES / "deploy.sh").records
-    assert isinstance(launch, Command)
-    assert [c.id for c in (free, launch, bench)] == ["deploy-1", "deploy-2", "deploy-3"]
-    assert free.title == "Free the GPUs" and free.purpose == "Kill every process that holds a GPU device file."  # type: ignore[attr-defined]
-    # The export block is the environment the later commands run with.
+def test_shell_script_launches() -> None:
+    # One record per launch and per benchmark (was: one per blank-line block, so `fuser -k`
+    # was a record of its own and the comment above a block was its title; real scripts
+    # gave section headings as titles). The step before the launch is in its body.
+    launch, bench = read_plan("shell", FIXTURES / "deploy.sh").records
+    assert isinstance(launch, Command) and isinstance(bench, Command)
+    assert [c.id for c in (launch, bench)] == ["deploy-1", "deploy-2"]
+    assert launch.title == "python -m sglang.launch_server nvidia/Qwen3.5-397B-A17B-NVFP4 (deploy.sh)"
+    assert launch.purpose == "Launch the server" and bench.purpose == "Benchmark at concurrency 64"
+    # The exported variables are the environment the later commands run with.
     assert launch.env == {"NCCL_P2P_LEVEL": "SYS", "NCCL_IB_DISABLE": "1"}
     assert launch.text.startswith("python -m sglang.launch_server \\\n  --model-path")
-    assert "`--tp-size 8`" in (launch.body or "")
-    assert bench.title == "Benchmark at concurrency 64"
+    assert "`--tp-size 8`" in (launch.body or "") and "`fuser -k /dev/nvidia* || true`" in (launch.body or "")
+    assert bench.tags == ["shell", "benchmark"]
 
 
 def test_secrets_in_commands_are_redacted_on_import(cli: Cli, store: Store) -> None:
     assert cli("import", "shell", str(FIXTURES / "deploy.sh")).exit_code == 0
     assert cli("import", "systemd", str(FIXTURES / "sglang-qwen35.service")).exit_code == 0
-    launch = store.get("s1", "deploy-2")
+    launch = store.get("s1", "deploy-1")
     assert "--api-key <redacted>" in launch.text  # type: ignore[attr-defined]
     unit = store.get("s1", "sglang-qwen35-service")
     assert 'Environment="HF_TOKEN=<redacted>"' in unit.text  # type: ignore[attr-defined]

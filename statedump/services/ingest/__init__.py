@@ -25,6 +25,7 @@ FORMATS: dict[str, tuple[str, str]] = {
     "vllm-bench": ("statedump.services.ingest.vllm_bench", "`vllm bench serve --save-result` JSON"),
     "systemd": ("statedump.services.ingest.systemd", "a systemd unit file"),
     "shell": ("statedump.services.ingest.shell", "a shell script or command lines"),
+    "compose": ("statedump.services.ingest.compose", "a docker compose file running vLLM or SGLang"),
 }
 """Format name -> (module, what it reads)."""
 
