@@ -136,7 +136,7 @@ def test_sglang_and_vllm_result_files_compare_directly(tmp_path: Path) -> None:
     cli = Cli(tmp_path)
     r = cli("bench", "compare", f"{sweep}#1", f"{sweep}#2")
     assert r.exit_code == 1, r.output
-    assert "| output_throughput  | tok/s    | higher | 3100.5 | 2800.5    | -300 (-9.7%) | worse   |" in r.stdout
+    assert "| output_throughput  | tok/s    | higher | 3,100.5 | 2,800.5   | -300 (-9.7%) | worse   |" in r.stdout
     assert "- `version`: 0.5.4 → 0.5.5" in r.stdout
     r = cli("bench", "compare", str(sweep), f"{sweep}#2")
     assert r.exit_code == 2 and "the file holds 2 results" in r.stderr and "#N" in r.stderr

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from statedump.core import codec
 from statedump.core.errors import NotFound, StatedumpError
 from statedump.core.render.markup import bullets, cell, code, inline, table
+from statedump.core.render.numbers import number
 from statedump.core.store.store import Store
 from statedump.models import Benchmark
 
@@ -192,14 +193,8 @@ def _plain(value: object) -> str:
     if value is None:
         return "not set"
     if isinstance(value, float):
-        return _figure(value)
+        return number(value)
     return str(value)
-
-
-def _figure(value: float) -> str:
-    if math.isinf(value):
-        return "inf"
-    return f"{value:,.0f}" if value == int(value) and abs(value) >= 1000 else f"{value:g}"
 
 
 # -- naming a benchmark --------------------------------------------------------
@@ -290,7 +285,7 @@ def needs_store(specs: list[str]) -> bool:
 def _change(m: MetricResult) -> str:
     if m.delta is None:
         return ""
-    text = f"{'+' if m.delta >= 0 else '-'}{_figure(abs(m.delta))}"
+    text = f"{'+' if m.delta >= 0 else '-'}{number(abs(m.delta))}"
     rel = m.relative
     return text + (f" ({rel:+.1%})" if rel is not None else "")
 
@@ -310,8 +305,8 @@ def comparison_markdown(result: Comparison) -> str:
             cell(m.name),
             cell(m.unit),
             m.better or "?",
-            _figure(m.base) if m.base is not None else "",
-            _figure(m.cand) if m.cand is not None else "",
+            number(m.base) if m.base is not None else "",
+            number(m.cand) if m.cand is not None else "",
             _change(m),
             m.verdict,
         ]

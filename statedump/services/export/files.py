@@ -12,6 +12,7 @@ from pathlib import Path
 from statedump.core.clock import now
 from statedump.core.errors import StatedumpError
 from statedump.core.render.markup import code, inline, link
+from statedump.core.render.numbers import number as figure
 from statedump.core.store.files import write_text_atomic
 from statedump.core.store.store import Store
 from statedump.models import Benchmark, Compat, Decision, Discovery, Instruction, RecordBase, Reference
@@ -72,10 +73,6 @@ def supersede_maps(numbered: list[Numbered]) -> tuple[dict[str, list[Numbered]],
     return forward, backward
 
 
-def _figure(value: float) -> str:
-    return f"{value:,.0f}" if value == int(value) and abs(value) >= 1000 else f"{value:g}"
-
-
 def record_line(record: RecordBase | None, record_id: str) -> str:
     """One evidence line: what the record says, its kind and status, where it came from, its id."""
     if record is None:
@@ -83,7 +80,7 @@ def record_line(record: RecordBase | None, record_id: str) -> str:
     head = link(record.title, record.url) if isinstance(record, Reference) else inline(record.title)
     facts = [record.kind, record.status]
     if isinstance(record, Benchmark):
-        figures = [f"{inline(m.name)} {_figure(m.value)} {inline(m.unit)}" for m in record.metrics]
+        figures = [f"{inline(m.name)} {figure(m.value)} {inline(m.unit)}" for m in record.metrics]
         if record.concurrency:
             figures.append(f"concurrency {record.concurrency}")
         facts += figures
