@@ -8,7 +8,8 @@ import math
 import re
 from typing import Any
 
-from statedump.models import Metric
+from statedump.models import Benchmark, Discovery, Links, Metric
+from statedump.services.ingest.plan import ImportPlan
 
 _EXACT = {
     "duration": "s",
@@ -103,3 +104,86 @@ def env_value(value: Any) -> str | None:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+def number(value: Any) -> float | None:
+    """A JSON value as a float when it is a finite or infinite number (not a bool, not NaN)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        return None
+    return float(value)
+
+
+def all_failed(completed: Any, failed: Any, total: Any = None) -> bool:
+    """True when a run measured nothing: no request completed, or every one sent failed.
+
+    Such a run's latencies and throughputs are zeros the tool wrote for want of data, not
+    measurements, so its record is `invalid`. A missing count (an old layout without it)
+    says nothing either way.
+    """
+    done, bad, sent = number(completed), number(failed), number(total)
+    if done is not None:
+        return done == 0
+    return bad is not None and sent is not None and bad > 0 and bad >= sent
+
+
+_COUNTS = ("duration", "completed", "failed", "incomplete", "total_requests")
+"""What an invalid run keeps: how long it ran and what happened to its requests."""
+
+
+def failure_records(plan: ImportPlan, bench: Benchmark, what: str, failed: float | None, errors: Any = None) -> None:
+    """Add a run where nothing completed as `invalid`, with only its counts and duration (the
+    zeros are not measurements), and a confirmed discovery saying so, linked to it. `errors`:
+    the tool's list of error texts, if it wrote one; the first few distinct ones go in the body."""
+    kept = [m for m in bench.metrics if m.name in _COUNTS]
+    if failed is not None and not any(m.name == "failed" for m in kept):
+        kept.append(Metric(name="failed", value=failed, unit="requests"))
+    plan.add(bench.model_copy(update={"status": "invalid", "metrics": kept}))
+    count = f"all {failed:g} requests failed" if failed else "no request completed"
+    body = [f"{what}: {count} (0 completed), so the run measured nothing; its figures are left out."]
+    texts = [str(e).strip() for e in errors if e and str(e).strip()] if isinstance(errors, list) else []
+    distinct = list(dict.fromkeys(texts))
+    if distinct:
+        body.append("Errors the tool recorded:\n\n" + "\n".join(f"- {e[:300]}" for e in distinct[:5]))
+    plan.add(
+        Discovery(
+            id=f"{bench.id}-failed"[:64],
+            title=f"Benchmark run failed: {count} ({what})"[:300],
+            category="finding",
+            at=bench.at,
+            source=bench.source,
+            tags=["benchmark", "failed"],
+            links=Links(evidence=[bench.id]),
+            body="\n\n".join(body),
+        )
+    )
+
+
+class Titles:
+    """Titles made distinct within one file: a repeat of the same configuration (the same run
+    again, with other numbers) is `… (repeat 2)`, so two records never read alike; the first
+    keeps its plain title, so appending a repeat to a file never renames an earlier record.
+    The same result twice (the same id: a line appended again) is one record with one title."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, int] = {}
+        self._given: dict[str, str] = {}
+
+    def __call__(self, title: str, record_id: str) -> str:
+        if record_id not in self._given:
+            n = self._seen[title] = self._seen.get(title, 0) + 1
+            self._given[record_id] = title if n == 1 else f"{title} (repeat {n})"
+        return self._given[record_id]
+
+
+def dig(data: Any, *path: str) -> Any:
+    """`data[a][b]…`, or None where a step is missing or not an object (reports nest deeply)."""
+    for key in path:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def mapping(*values: Any) -> dict[str, Any]:
+    """The first of the values that is a JSON object, else an empty one."""
+    return next((v for v in values if isinstance(v, dict)), {})

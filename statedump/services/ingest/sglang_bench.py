@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from statedump.models import Benchmark
-from statedump.services.ingest.bench_units import env_value, fingerprint, metrics_of, rate_text, request_rate
+from statedump.services.ingest.bench_units import Titles, env_value, fingerprint, metrics_of, rate_text, request_rate
 from statedump.services.ingest.jsonl import Progress, iter_jsonl
 from statedump.services.ingest.plan import ImportPlan, short_hash
 
@@ -45,9 +45,10 @@ _SERVER_KEYS = (
 )
 
 
-def _serving(plan: ImportPlan, number: int, row: dict[str, Any]) -> None:
+def _serving(plan: ImportPlan, number: int, row: dict[str, Any], titles: Titles) -> None:
     rate, rate_tag = request_rate(row.get("request_rate"))
-    dataset = str(row.get("dataset_name") or "unknown dataset")
+    # The oldest layout has no dataset_name; its lengths alone do not say which dataset it was.
+    dataset = str(row.get("dataset_name") or "dataset not recorded")
     lengths = ""
     if dataset.startswith("random") and row.get("random_input_len") is not None:
         lengths = f" {row.get('random_input_len')}/{row.get('random_output_len')}"
@@ -79,8 +80,8 @@ def _serving(plan: ImportPlan, number: int, row: dict[str, Any]) -> None:
         metrics += [m for m in metrics_of(details, _RENAMES) if m.name not in {x.name for x in metrics}]
     plan.add(
         Benchmark(
-            id=f"sglang-bench-{short_hash(fingerprint(row))}",
-            title=title[:300],
+            id=(record_id := f"sglang-bench-{short_hash(fingerprint(row))}"),
+            title=titles(title, record_id)[:300],
             source=f"{plan.path.name}:{number}",
             workload=", ".join(workload),
             concurrency=concurrency,
@@ -92,7 +93,7 @@ def _serving(plan: ImportPlan, number: int, row: dict[str, Any]) -> None:
     )
 
 
-def _one_batch(plan: ImportPlan, number: int, row: dict[str, Any]) -> None:
+def _one_batch(plan: ImportPlan, number: int, row: dict[str, Any], titles: Titles) -> None:
     bs, il, ol = row.get("batch_size"), row.get("input_len"), row.get("output_len")
     env = {"tool": "sglang.bench_one_batch_server"}
     if (name := env_value(row.get("run_name"))) is not None:
@@ -100,8 +101,8 @@ def _one_batch(plan: ImportPlan, number: int, row: dict[str, Any]) -> None:
     batch = int(bs) if isinstance(bs, int) and bs >= 1 else None
     plan.add(
         Benchmark(
-            id=f"sglang-one-batch-{short_hash(fingerprint(row))}",
-            title=f"one batch: batch {bs}, input {il}, output {ol} ({env.get('run_name', 'default')})"[:300],
+            id=(record_id := f"sglang-one-batch-{short_hash(fingerprint(row))}"),
+            title=titles(f"one batch: batch {bs}, input {il}, output {ol} ({env.get('run_name', 'default')})", record_id)[:300],
             source=f"{plan.path.name}:{number}",
             workload=f"one batch of {bs} requests, input len {il}, output len {ol}",
             concurrency=batch,
@@ -115,11 +116,12 @@ def _one_batch(plan: ImportPlan, number: int, row: dict[str, Any]) -> None:
 def read(path: Path, progress: Progress | None = None) -> ImportPlan:
     """Read an SGLang benchmark JSONL file into a plan: one benchmark record per result line."""
     plan = ImportPlan("sglang-bench", path)
+    titles = Titles()
     for number, row in iter_jsonl(path, plan, "SGLang benchmark (JSONL)", progress):
         if "batch_size" in row and "latency" in row:
-            _one_batch(plan, number, row)
+            _one_batch(plan, number, row, titles)
         elif "duration" in row or "request_throughput" in row:
-            _serving(plan, number, row)
+            _serving(plan, number, row, titles)
         else:
             plan.skip(number, "not a bench_serving or bench_one_batch_server result (no duration, throughput or batch_size)")
     return plan
