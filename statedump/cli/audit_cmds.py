@@ -58,20 +58,13 @@ def check(rev: str | None, strict: bool, store_path: Path | None, session: str |
     One line per finding; exit status 1 when there is any, 0 when there is none or only advisory
     ones (review, stale benchmarks), which `--strict` makes fail too. Meant for CI.
     """
-    from statedump.services.check import check as run_check
-    from statedump.services.check import check_json, failing, ordered
+    from statedump.services.check import check_json, failing
     from statedump.services.history import resolve_ref
+    from statedump.services.review import check_session
 
     store = open_store(store_path)
     sid = store.pick_session(session)
-    state = store.load(sid, resolve_ref(store, rev, sid) if rev else None)
-    findings = run_check(state)
-    if rev is None:
-        # Review and staleness are judged from the history up to now; a past state is checked
-        # for consistency only (docs/check.md).
-        from statedump.services.review import history_findings
-
-        findings = ordered(findings + history_findings(store, sid, state))
+    state, findings = check_session(store, sid, resolve_ref(store, rev, sid) if rev else None)
     failed = failing(findings, strict)
     if as_json:
         print_json(check_json(sid, findings, strict))

@@ -44,13 +44,14 @@ def register(app: MCPServer[Any], store: Store) -> None:
     @tool_errors
     def check(session: SessionArg = None) -> dict[str, Any]:
         """Find drift between decisions and the commands that carry them out, dangling links,
-        instructions contradicted by decisions, and benchmarks without their command.
+        instructions contradicted by decisions, benchmarks without their command, and (advisory)
+        decisions that need review and benchmarks whose command changed since they were measured.
         An empty `findings` list means the session is consistent."""
-        from statedump.services.check import check as run_check
         from statedump.services.check import check_json
+        from statedump.services.review import check_session
 
         sid = store.pick_session(session)
-        return check_json(sid, run_check(store.load(sid)))
+        return check_json(sid, check_session(store, sid)[1])
 
     @app.tool(annotations=READ)
     @tool_errors

@@ -71,3 +71,16 @@ def history_findings(store: Store, session: str, state: SessionState) -> list[Fi
             # Reasons that are `check` findings already are reported under their own codes.
             out += [Finding("decision-needs-review", f"decision/{d.id}", r) for r in reasons if not r.startswith(_OWN_CODES)]
     return out
+
+
+def check_session(store: Store, session: str, rev: str | None = None) -> tuple[SessionState, list[Finding]]:
+    """Everything `check` reports for a session, in report order: the consistency findings,
+    and — for the working tree only, since they are judged from the history up to now — the
+    advisory ones above. `check` on the command line and the MCP `check` tool both ask this."""
+    from statedump.services.check import check, ordered
+
+    state = store.load(session, rev)
+    findings = check(state)
+    if rev is None:
+        findings = ordered(findings + history_findings(store, session, state))
+    return state, findings

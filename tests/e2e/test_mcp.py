@@ -273,3 +273,12 @@ def test_resume_is_the_cli_prompt(store: Store, cli: Cli) -> None:
     assert prompt.messages[0].content.text == expected
     assert bad.is_error
     assert text(bad) == "Error executing tool resume: --for: unknown agent 'nobody' (choose one of: plain, opencode, claude, codex)"
+
+
+def test_the_check_tool_reports_what_check_json_reports(demo_copy: Any) -> None:
+    # One service answers both: the advisory findings (a decision that needs review) included.
+    store = Store.find(demo_copy)
+    got = call(store, lambda c: c.call_tool("check", {}))
+    r = Cli(demo_copy)("check", "--json")
+    assert json.loads(text(got)) == json.loads(r.output)
+    assert any(f["code"] == "decision-needs-review" for f in json.loads(r.output)["findings"])
