@@ -12,6 +12,7 @@ import shlex
 from collections.abc import Iterator
 
 from statedump.core.render import docformat as fmt
+from statedump.core.render.headline import headline
 from statedump.core.render.markup import Md, bullets, cell, code, fenced, inline, line, link, paragraphs, table, visible
 from statedump.core.render.numbers import number
 from statedump.models import (
@@ -138,7 +139,8 @@ def _benchmarks(state: SessionState) -> str:
     for b in state.of_kind(Benchmark):
         conc = str(b.concurrency) if b.concurrency else ""
         base = fmt.BASELINE if b.baseline else ""
-        shown = [(cell(m.name), number(m.value), cell(m.unit)) for m in b.metrics or []] or [("", "", "")]
+        # The headline figures (throughput, TTFT, ITL, failures); `show` has every metric.
+        shown = [(cell(m.name), number(m.value), cell(m.unit)) for m in headline(b.metrics) or b.metrics] or [("", "", "")]
         for metric, value, unit in shown:
             rows.append(
                 fmt.BENCHMARKS.row(

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from statedump.core.render import next_steps
+from statedump.core.render.headline import headline
 from statedump.core.render.markup import bullets, code, fenced, inline, link, paragraphs
 from statedump.core.render.numbers import number
 from statedump.models import (
@@ -290,7 +291,8 @@ def benchmark_items(parts: Parts, omit: frozenset[str]) -> list[str]:
         return []
     out = []
     for b in parts.benchmarks:
-        figures = ", ".join(f"{inline(m.name)} {number(m.value)} {inline(m.unit)}" for m in b.metrics)
+        # The headline figures only: a GuideLLM result has some 230 metrics, `show` has them all.
+        figures = ", ".join(f"{inline(m.name)} {number(m.value)} {inline(m.unit)}" for m in headline(b.metrics) or b.metrics)
         where = f"concurrency {b.concurrency}: " if b.concurrency else ""
         extra = [x for x in (f"{where}{figures}" if figures else "", "baseline" if b.baseline else "", b.status) if x]
         text = f"**{inline(b.title)}**" + _ref(b, omit, *extra)
