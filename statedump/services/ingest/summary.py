@@ -2,9 +2,10 @@
 
 Sections are headings (`## Goal`), bold lines (`**Next steps**`), labelled list items
 (Claude Code's `1. Primary Request and Intent:`) or labelled paragraphs (`Goal: ...`).
-Each section name says which kind its bullets become; a table under a compatibility or
-benchmark heading becomes compat or benchmark rows; shell code blocks become commands.
-A section whose name is not known is kept whole as a discovery under its own heading.
+Each section name says which kind its items become (a `###` section takes its parent's kind
+unless its own name says otherwise); an item's own marker says its status; tables are read by
+their columns; shell code blocks become commands. A section whose name is not known is kept
+whole as a discovery under its own heading.
 """
 
 from __future__ import annotations
@@ -17,35 +18,21 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from statedump.core.clock import now
-from statedump.core.render import docformat as fmt
-from statedump.models import (
-    Benchmark,
-    Command,
-    Compat,
-    Component,
-    Decision,
-    Discovery,
-    File,
-    Goal,
-    Instruction,
-    Metric,
-    RecordBase,
-    Reference,
-    Task,
-)
-from statedump.services.ingest.mdtokens import item_text, lines_of, parse, plain, segments
+from statedump.models import Benchmark, Command, Compat, Decision, Discovery, Goal, RecordBase, Task
+from statedump.services.ingest import items as it
+from statedump.services.ingest import tables
+from statedump.services.ingest.mdtokens import lines_of, parse, plain, segments
 from statedump.services.ingest.plan import ImportPlan, one_line
-from statedump.services.ingest.sections import clean, mode_of
-from statedump.services.ingest.titles import command_title, command_words, short_title
+from statedump.services.ingest.sections import clean, front_matter, meta_field, mode_of
+from statedump.services.ingest.summary_items import read_item
+from statedump.services.ingest.titles import command_title, command_words
 
 if TYPE_CHECKING:
     from markdown_it.tree import SyntaxTreeNode
 
 _SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "ini", "systemd", "dotenv", "env"}
 _LABEL = re.compile(r"^\s*(?:\d+[.)]\s*)?([A-Z][A-Za-z0-9 /&,'()-]{1,60}?)\s*:\s*(.*)$", re.S)
-_BENCH_COLUMN = re.compile(r"tok(?:en)?s?/s|req(?:uest)?s?/s|\bms\b|ttft|tpot|\bitl\b|concurrency|throughput|latency")
-_URL = re.compile(r"https?://[^\s)>\]]+")
-_PATH = re.compile(r"(?:~|\.{0,2})?/?[\w.-]+(?:/[\w.*-]+)+/?|[\w-]+\.(?:py|md|json|yaml|yml|toml|sh|service|ts|js|rs|go|txt|cfg|ini)\b")
+_LABEL_LINE = re.compile(r"^\s*(?:[-*]\s+)?\**([A-Z][A-Za-z0-9 /&'()-]{0,40}?)\**\s*:\s*\**\s*(.*?)\s*$")
 
 
 @dataclass
@@ -53,16 +40,20 @@ class _Unit:
     name: str
     blocks: list[SyntaxTreeNode]
     line: int
+    mode: str | None = None
     lead: list[SyntaxTreeNode] = field(default_factory=list)
     """Blocks read from the text after the label (`Goal: make it pass`), parsed on their own."""
     lead_lines: list[str] = field(default_factory=list)
+    item: tuple[str, str] | None = None
+    """(mode, title) when the heading itself is the item and the blocks its body."""
+    inherited: bool = False
 
     def chunks(self, doc_lines: list[str]) -> list[tuple[list[SyntaxTreeNode], list[str]]]:
         """(blocks, the source lines their line numbers refer to), in order."""
         return [(b, lines) for b, lines in ((self.lead, self.lead_lines), (self.blocks, doc_lines)) if b]
 
 
-class _Builder:
+class Builder:
     def __init__(self, text: str, plan: ImportPlan, source: str | None, base: datetime):
         self.doc_lines = text.split("\n")
         self.lines = self.doc_lines
@@ -72,7 +63,7 @@ class _Builder:
         self.count = 0
 
     def add(self, cls: type[RecordBase], node: SyntaxTreeNode | None, **data: Any) -> RecordBase | None:
-        data = {k: v for k, v in data.items() if v not in (None, "", [])}
+        data = {k: v for k, v in data.items() if v not in (None, "", [], {})}
         data.setdefault("at", self.base + timedelta(seconds=self.count))
         data.setdefault("source", self.source)
         data["title"] = one_line(str(data.get("title", "")), 200)
@@ -99,113 +90,118 @@ class _Builder:
 
     # -- one section ------------------------------------------------------------
     def section(self, unit: _Unit) -> None:
-        mode = mode_of(unit.name)
-        if mode is None:
-            body = self.all_text(unit)
-            if body:
-                first = next(iter(unit.lead or unit.blocks), None)
-                self.add(Discovery, first, title=unit.name, body=body, status="suspected")
-            self.benchmark_tables(unit)
+        mode = unit.mode
+        if unit.item is None and unit.inherited and mode and mode.split(":")[0] in ("task", "discovery", "decision"):
+            kinds = {b.type for b in unit.blocks} - {"fence", "table", "hr"}
+            if kinds and not kinds <= {"bullet_list", "ordered_list"}:
+                unit.item = (mode, unit.name)  # a sub-heading with prose under it is one item, not many
+        if unit.item is not None:
+            self.heading_item(unit, *unit.item)
             return
+        if mode is None:
+            # A section of unknown kind: each of its items a discovery, not yet sure of itself (the
+            # heading alone is no finding); its tables by their columns, its code kept as it is.
+            mode = "discovery:unknown"
         if mode == "goal":
             self.goal(unit)
             return
+        messages = "user messages" in unit.name.lower()
         for blocks, lines in unit.chunks(self.doc_lines):
             self.lines = lines
             for node in blocks:
-                self.block(mode, node, unit.name)
+                self.block(mode, node, unit.name, messages)
         self.lines = self.doc_lines
 
-    def benchmark_tables(self, unit: _Unit) -> None:
-        """Tables of throughput or latency figures in a section kept whole: read as benchmarks too."""
+    def inner(self, unit: _Unit, mode: str, lists: bool) -> None:
+        """What a heading item holds besides its prose: commands, tables and (with `lists`) its items."""
         for blocks, lines in unit.chunks(self.doc_lines):
             self.lines = lines
             for node in blocks:
-                if node.type == "table" and any(_BENCH_COLUMN.search(h) for h in _table_cells(node)[0][1:]):
-                    self.table("benchmark", node, unit.name or "benchmarks")
+                if node.type == "fence":
+                    self.fence(node, unit.name)
+                elif node.type == "table":
+                    self.table(None, node, unit.name, quiet=True)
+                elif lists and node.type in ("bullet_list", "ordered_list"):
+                    self.block(mode, node, unit.name)
         self.lines = self.doc_lines
 
-    def block(self, mode: str, node: SyntaxTreeNode, name: str) -> None:
+    def heading_item(self, unit: _Unit, mode: str, title: str) -> None:
+        """A heading that is one item (`### Issue 2: … (FIXED)`, `### Step 1: …`): its text the body."""
+        kind, _, status = mode.partition(":")
+        mark = it.marked(title)
+        body = self.all_text(unit) or None
+        title = re.sub(r"\s*\((?:fixed|failed|current|completed?|done|critical|blocked)\b[^)]*\)\s*$", "", mark.text, flags=re.I) or title
+        if kind == "discovery":
+            state = mark.state or (
+                it.FIXED if body and re.search(r"\*\*status\*\*:\s*✅|\bstatus:\s*(fixed|resolved)", body, re.I) else None
+            )
+            default = "suspected" if status == "ruled-out?" or status == "risk" else "confirmed"
+            if status == "ruled-out?" and state == it.DOING:
+                state = None
+            self.add(
+                Discovery,
+                None,
+                title=title,
+                body=body,
+                status=it.status_for("discovery", state, default),
+                category="dead-end" if state == it.FAILED else ("risk" if status == "risk" else "finding"),
+            )
+        elif kind == "decision":
+            self.add(
+                Decision,
+                None,
+                title=title,
+                choice=one_line(title, 300),
+                body=body,
+                status=it.status_for("decision", mark.state, status or "accepted"),
+            )
+        else:
+            self.add(Task, None, title=title, body=body, status=it.status_for("task", mark.state, status or "todo"))
+            # `### Phase 2` under Done with its own list: the phase and each of its items are done.
+        self.inner(unit, mode, lists=kind == "task")
+
+    def block(self, mode: str, node: SyntaxTreeNode, name: str, messages: bool = False) -> None:
         if node.type in ("bullet_list", "ordered_list"):
             for n, item in enumerate(node.children, start=1):
-                self.item(mode, item, n if node.type == "ordered_list" else None)
+                state = None
+                if messages:  # every message but the latest was answered; the latest is the request at hand
+                    state = it.DONE if n < len(node.children) else None
+                read_item(self, mode, item, n if node.type == "ordered_list" else None, state)
         elif node.type == "paragraph":
-            self.item(mode, node, None)
+            read_item(self, mode, node, None, None)
+        elif node.type == "fence" and mode == "discovery:unknown" and (node.info or "").strip().split(" ")[0].lower() not in _SHELL_LANGS:
+            self.add(
+                Discovery,
+                node,
+                title=f"{name or 'Summary'}: {(node.info or 'code').strip()} block",
+                body=self.text([node]),
+                status="suspected",
+            )
         elif node.type == "fence":
             self.fence(node, name)
         elif node.type == "table":
             self.table(mode, node, name)
         elif node.type in ("blockquote", "html_block", "code_block"):
             body = self.text([node])
-            self.add(Discovery, node, title=f"{name}: {one_line(body, 120)}", body=body, status="suspected")
+            if body and not it.is_placeholder(body):
+                self.add(Discovery, node, title=f"{name}: {one_line(body, 120)}", body=body, status="suspected")
 
     def goal(self, unit: _Unit) -> None:
-        nodes = [*unit.lead, *unit.blocks]
-        first = next((n for n in nodes if n.type in ("paragraph", "bullet_list", "ordered_list")), None)
+        nodes = [n for n in [*unit.lead, *unit.blocks] if n.type in ("paragraph", "bullet_list", "ordered_list")]
+        first = next(iter(nodes), None)
         if first is None:
             return
         headline = plain(first if first.type == "paragraph" else first.children[0], ticks=True)
+        if it.is_placeholder(headline):
+            return
+        if first.type != "paragraph" and len(first.children) > 1:
+            # A list of intents: the first is the goal, the rules among the rest are instructions.
+            for item in first.children[1:]:
+                words = plain(item.children[0], ticks=True) if item.children else ""
+                if re.search(r"\b(should|only|must|never|always)\b|^no\b", words, re.I):
+                    read_item(self, "instruction", item, None, None)
         body = self.all_text(unit)
         self.add(Goal, first, title=headline, body=body if " ".join(body.split()) != " ".join(headline.split()) else None)
-
-    def item(self, mode: str, node: SyntaxTreeNode, position: int | None) -> None:
-        head = node.children[0] if node.type == "list_item" and node.children else node
-        if node.type == "list_item" and not node.children:
-            return
-        if head.type == "fence":
-            self.fence(head, mode)
-            return
-        headline = plain(head, ticks=True) if head.type == "paragraph" else self.text([head])
-        full = item_text(self.lines, node) if node.type == "list_item" else self.text([node])
-        body = full if full.strip() != headline.strip() else None
-        kind, _, status = mode.partition(":")
-        if kind == "instruction":
-            quote = headline.strip().strip('"“”')
-            standing = bool(re.search(r"\b(always|never|must|do not|don't|keep|only)\b", quote, re.I))
-            words = full.strip().strip('"“”') or quote
-            # The quote is the record; a short one is its own title (the document shows it once).
-            self.add(Instruction, node, title=short_title(quote), quote=words, standing=standing)
-        elif kind == "decision":
-            self.add(Decision, node, title=headline, choice=one_line(headline, 300), status="accepted", body=body)
-        elif kind == "task":
-            m = re.match(r"^\s*\[( |x|X)\]\s*(.*)$", headline, re.S)
-            if m:  # a checklist item says itself whether it is done
-                status = "done" if m.group(1) != " " else status
-                headline = m.group(2)
-            prio = re.match(r"^\s*\(?P(\d)\)?[:.]?\s+(.*)$", headline, re.S)
-            priority = int(prio.group(1)) if prio else (position if status == "todo" else None)
-            if prio:
-                headline = prio.group(2)
-            self.add(Task, node, title=headline, status=status, priority=priority or None, body=body)
-        elif kind == "file":
-            codes = [v for k, v in segments(head) if k == "code"] if head.type == "paragraph" else []
-            found = codes[0] if codes else (m.group(0) if (m := _PATH.search(headline)) else None)
-            title = headline.replace(f"`{found}`", "").strip(" -—:") if found else headline
-            self.add(File, node, title=title or found or headline, path=found or one_line(headline, 200), body=body)
-        elif kind == "reference":
-            url = m.group(0) if (m := _URL.search(full)) else None
-            if url is None:
-                self.add(Discovery, node, title=headline, body=body)
-            else:
-                self.add(Reference, node, title=headline.replace(url, "").strip(" -—:<>()[]") or url, url=url, body=body)
-        elif kind == "command":
-            codes = [v for k, v in segments(head) if k == "code"] if head.type == "paragraph" else []
-            text = codes[0] if codes else headline
-            # A bullet that is only the command is titled by its first words, not the whole line.
-            title = command_title(text, "shell") if headline.strip().strip("`").strip() == text.strip() else headline
-            self.add(Command, node, title=title, text=text, body=body, form="shell")
-        elif kind == "component":
-            name, _, version = headline.replace("`", "").partition(" ")
-            self.add(Component, node, title=headline, name=name.strip(":"), version=version.strip(" :") or None, body=body)
-        elif kind in ("compat", "benchmark"):
-            self.add(Discovery, node, title=headline, body=body)
-        else:
-            category = (
-                "dead-end" if re.search(r"\b(ruled out|dead end|does not work|doesn't work|no gain)\b", headline, re.I) else "finding"
-            )
-            self.add(
-                Discovery, node, title=headline, body=body, category=category, status="ruled-out" if category == "dead-end" else "confirmed"
-            )
 
     def fence(self, node: SyntaxTreeNode, section: str) -> None:
         lang = (node.info or "").strip().split(" ")[0].lower()
@@ -220,87 +216,22 @@ class _Builder:
         title = command_title(text, form)
         self.add(Command, node, title=title, text=text, form=form, id=self.plan.readable_id("cmd", words, key=text))
 
-    def table(self, mode: str, node: SyntaxTreeNode, section: str) -> None:
-        header, rows = _table_cells(node)
-        if mode == "compat":
-            for row in rows:
-                self.compat_row(header, row, section, node)
-        elif mode == "benchmark" or any(_BENCH_COLUMN.search(h) for h in header[1:]):
-            # Throughput or latency columns make a table benchmarks whatever section holds it.
-            for row in rows:
-                self.bench_row(header, row, node)
-        else:
-            self.add(Discovery, node, title=f"{section} (table)", body=self.text([node]))
-
-    def compat_row(self, header: list[str], row: list[str], section: str, node: SyntaxTreeNode) -> None:
-        def col(key: str, *others: str) -> str | None:
-            # The header statedump's own matrix gives the column, then the words other templates use.
-            names = (fmt.COMPAT.label(key).lower(), *others)
-            for i, h in enumerate(header):
-                if i < len(row) and any(n in h for n in names) and row[i]:
-                    return row[i]
-            return None
-
-        option = col("option", "backend", "value", "flag", "setting") or (row[0] if row else None)
-        result = (col("result", "status", "works", "outcome") or "").lower()
-        status = "untested"
-        if re.search(r"\b(works?|ok|yes|pass(es|ed)?)\b|✅|✔", result):
-            status = "works"
-        elif re.search(r"\b(fail(s|ed)?|no|broken|crash(es)?|error)\b|❌|✗", result):
-            status = "fails"
-        elif "partial" in result:
-            status = "partial"
-        component = col("component", "kind", "layer") or section
-        target = col("target", "gpu", "hardware", "arch", "platform") or "unspecified"
-        if option is None:
-            return
-        self.add(
-            Compat,
-            node,
-            title=f"{component}: {option} on {target}: {status}",
-            component=component,
-            option=option,
-            target=target,
-            status=status,
-            symptom=col("symptom", "error", "note", "notes", "comment"),
-        )
-
-    def bench_row(self, header: list[str], row: list[str], node: SyntaxTreeNode) -> None:
-        metrics = []
-        concurrency = None
-        for i, h in enumerate(header[1:], start=1):
-            if i >= len(row):
-                break
-            number = re.fullmatch(r"[~>≈<]?\s*([-+]?[\d,]*\.?\d+)\s*([A-Za-z/%]*)", row[i].replace(" ", ""))
-            if number is None:
-                continue
-            value = float(number.group(1).replace(",", ""))
-            if "concurrency" in h:
-                concurrency = int(value) if value >= 1 else None
-                continue
-            unit = re.search(r"\(([^)]+)\)", h)
-            name = re.sub(r"\s*\([^)]*\)", "", h).strip().replace(" ", "_") or f"column_{i}"
-            # The unit from `(tok/s)`, else from the value (`172tok/s`), else a header that is a unit (`req/s`).
-            named = re.search(r"(tok(?:en)?s?/s|req(?:uest)?s?/s|\bms)$", name)
-            metric_unit = (unit.group(1) if unit else number.group(2)) or (named.group(1) if named else "value")
-            metrics.append(Metric(name=name, value=value, unit=metric_unit))
-        title = row[0] if row else "benchmark"
-        rid = self.plan.readable_id("bench", title, key="\x00".join(row))
-        self.add(Benchmark, node, title=title, concurrency=concurrency, metrics=metrics, id=rid)
-
-
-def _table_cells(node: SyntaxTreeNode) -> tuple[list[str], list[list[str]]]:
-    """A table's header (lower-cased) and body rows, as plain text."""
-    header: list[str] = []
-    rows: list[list[str]] = []
-    for part in node.children:
-        for tr in part.children:
-            cells = [plain(c, ticks=False).strip() for c in tr.children]
-            if part.type == "thead":
-                header = [c.lower() for c in cells]
-            else:
-                rows.append(cells)
-    return header, rows
+    def table(self, mode: str | None, node: SyntaxTreeNode, section: str, quiet: bool = False) -> bool:
+        """Rows as compat or benchmark records by the table's columns; else (unless `quiet`, where the
+        section's body already holds it) one discovery holding the table."""
+        header, rows = tables.cells(node)
+        kind = tables.kind_of(header, mode)
+        if kind == "compat":
+            for data in tables.compat_rows(header, rows, section or "compatibility"):
+                self.add(Compat, node, **data)
+        elif kind == "benchmark":
+            for data in tables.bench_rows(header, rows, tables.environment_of(section)):
+                key = data.pop("key")
+                self.add(Benchmark, node, id=self.plan.readable_id("bench", data["title"], key=key), **data)
+        elif not quiet:
+            # Titled by its columns: the section's heading alone says nothing found.
+            self.add(Discovery, node, title=f"Table: {' / '.join(h for h in header if h)}", body=self.text([node]), status="suspected")
+        return True
 
 
 def _units(root: SyntaxTreeNode, plan: ImportPlan) -> list[_Unit]:
@@ -308,34 +239,63 @@ def _units(root: SyntaxTreeNode, plan: ImportPlan) -> list[_Unit]:
     units: list[_Unit] = []
     current = _Unit("", [], 1)
     units.append(current)
+    stack: list[tuple[int, str | None]] = []  # the headings above: (level, mode)
     for node in root.children:
         line = node.map[0] + 1 if node.map else 0
         if node.type == "heading":
             name = plain(node).strip()
-            if node.tag == "h1" and mode_of(name) is None:
+            level = int(node.tag[1:])
+            own = mode_of(name)
+            if level == 1 and own is None:
                 plan.fact("title", name)
-            current = _Unit(name, [], line)
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            parent = next((m for _, m in reversed(stack) if m), None)
+            named = it.heading_item(name) if level > 1 else None
+            if named and named[0] == "task" and parent and parent.startswith("task"):
+                named = (parent, named[1])  # `### Feature 1` under Done is done
+            current = _Unit(name, [], line, own or parent, item=named, inherited=own is None and parent is not None)
+            stack.append((level, current.mode if not named else None))
             units.append(current)
             continue
         if node.type == "paragraph":
             segs = segments(node)
+            text = plain(node, ticks=True)
+            first_line, _, after = text.strip().partition("\n")
+            if first_line in ("Summary:", "Analysis:"):
+                # Claude Code's own parts: what follows `Summary:` stands on its own.
+                current = _Unit("Analysis" if first_line == "Analysis:" else "", [], line)
+                if after.strip():
+                    current.lead, current.lead_lines = parse(after).children, after.split("\n")
+                units.append(current)
+                stack = []
+                continue
             if len(segs) == 1 and segs[0][0] == "strong":
-                current = _Unit(segs[0][1].rstrip(":"), [], line)
+                name = segs[0][1].rstrip(":").strip()
+                own, parent = mode_of(name), next((m for _, m in reversed(stack) if m), None)
+                # A bold line groups the items of the heading above (`**Core Benchmarks:**` under Completed).
+                mode = parent if parent and parent.startswith("task") and not (own or "").startswith("task") else own or parent
+                current = _Unit(name, [], line, mode, item=it.heading_item(name))
                 units.append(current)
                 continue
-            text = plain(node, ticks=True)
+            if _meta_lines(text, plan, units, line):
+                continue
             m = _LABEL.match(text)
             if m and mode_of(m.group(1)) is not None and "\n" not in m.group(1):
-                current = _Unit(m.group(1), [], line)
+                current = _Unit(m.group(1), [], line, mode_of(m.group(1)))
                 units.append(current)
                 if m.group(2).strip():
                     # The rest of the paragraph is the section's first item.
                     current.lead, current.lead_lines = parse(m.group(2)).children, m.group(2).split("\n")
                 continue
-        if node.type in ("ordered_list", "bullet_list") and node.children and all(_labelled(i, not current.name) for i in node.children):
+        if (
+            node.type in ("ordered_list", "bullet_list")
+            and len(node.children) > 1
+            and all(_labelled(i, not current.name) for i in node.children)
+        ):
             for item in node.children:
                 label, lead, rest = _labelled(item, True) or ("", "", [])
-                unit = _Unit(label, rest, item.map[0] + 1 if item.map else line)
+                unit = _Unit(label, rest, item.map[0] + 1 if item.map else line, mode_of(label))
                 if lead.strip():
                     unit.lead, unit.lead_lines = parse(lead).children, lead.split("\n")
                 units.append(unit)
@@ -343,40 +303,74 @@ def _units(root: SyntaxTreeNode, plan: ImportPlan) -> list[_Unit]:
             units.append(current)
             continue
         current.blocks.append(node)
-    return [u for u in units if u.blocks or u.lead]
+    return [u for u in units if u.blocks or u.lead or u.item]
+
+
+def _meta_lines(text: str, plan: ImportPlan, units: list[_Unit], line: int) -> bool:
+    """A paragraph of `**Label**: value` lines (a handoff's header): metadata becomes session facts,
+    a known section label its one-item section; False when the paragraph is not such lines."""
+    parts = [_LABEL_LINE.match(x) for x in text.split("\n") if x.strip()]
+    if not parts or not all(parts):
+        return False
+    first = parts[0]
+    assert first is not None
+    if len(parts) == 1 and mode_of(first.group(1)) is not None and meta_field(first.group(1)) is False:
+        return False  # `Goal: …` alone opens its section
+    for m in parts:
+        assert m is not None
+        label, value = m.group(1).strip(), m.group(2).strip().strip("*").strip()
+        fact = meta_field(label)
+        if fact is not False:
+            if isinstance(fact, str) and fact != "started" and not it.is_placeholder(value):
+                plan.fact(fact, value)
+            continue
+        if not value or it.is_placeholder(value):
+            continue
+        mode = mode_of(label)
+        lead = value if mode is not None else f"{label}: {value}"
+        units.append(_Unit(label if mode else "", [], line, mode, lead=parse(lead).children, lead_lines=lead.split("\n")))
+    return True
 
 
 def _labelled(item: SyntaxTreeNode, loose: bool) -> tuple[str, str, list[SyntaxTreeNode]] | None:
     """`1. Primary Request and Intent:` with its content nested below: (label, text after the
     label, nested blocks).
 
-    Inside a named section only items that are a bare label (`Pending Tasks:`) count, so
-    that an ordinary `- Risk: ...` bullet stays a bullet; `loose` accepts `Label: text` too."""
+    Inside a named section only items whose label is a known section name count, so
+    that an ordinary `- Risk: ...` bullet stays a bullet; `loose` accepts any `Label:` too."""
     if not item.children or item.children[0].type != "paragraph":
         return None
     text = plain(item.children[0], ticks=True).strip()
     m = _LABEL.match(text)
-    if not m or (mode_of(m.group(1)) is None and not text.endswith(":")) or (not loose and not text.endswith(":")):
+    if not m or (mode_of(m.group(1)) is None and (not loose or not text.endswith(":"))):
+        return None
+    if not loose and len(item.children) < 2 and "\n" not in m.group(2):
         return None
     return m.group(1), m.group(2), list(item.children[1:])
 
 
 def read_summary(text: str, plan: ImportPlan, source: str | None = None, base: datetime | None = None) -> None:
     """Read an agent's summary (any of the common templates) into `plan`."""
+    meta, text = front_matter(text)
+    for key, value in meta.items():
+        fact = meta_field(key)
+        if isinstance(fact, str) and value:
+            if fact == "started":
+                try:
+                    plan.fact("started", datetime.fromisoformat(value))
+                except ValueError:
+                    continue
+            else:
+                plan.fact(fact, value)
     text = clean(text)
     root = parse(text)
-    builder = _Builder(text, plan, source, base or now())
+    builder = Builder(text, plan, source, base or now())
+    before = {r.id for r in plan.records}
     for unit in _units(root, plan):
-        if not unit.name:
-            body = builder.all_text(unit)
-            if body:
-                builder.add(
-                    Discovery,
-                    unit.blocks[0] if unit.blocks else None,
-                    title=f"Summary: {one_line(body, 150)}",
-                    body=body,
-                    status="suspected",
-                )
-            builder.benchmark_tables(unit)
-            continue
         builder.section(unit)
+    goals = [r for r in plan.records if r.kind == "goal" and r.id not in before]
+    if len(goals) > 1 and len(re.findall(r"^##\s+Session\s+\d+", text, re.M)) > 1:
+        # A log of sessions: each earlier session's goal was met before the next began.
+        for goal in goals[:-1]:
+            if goal.status == "active":
+                plan.add(goal.model_copy(update={"status": "achieved"}))
