@@ -114,6 +114,9 @@ def test_arrays_and_conditional_appends() -> None:
     body = launch.body or ""
     assert "`--tool-call-parser qwen3_coder`" in body and "`--max-model-len 262144`" in body
     assert 'Only when `if [ "${NUM_SPEC_TOKENS}" -gt 0 ]`' in body and "num_speculative_tokens" in body
+    # LANGUAGE_ONLY defaults to false, so that append is not in what runs, only named.
+    assert 'Only when `if [ "${LANGUAGE_ONLY}" = "true" ] (false with the script\'s values)`: `--language-model-only`' in body
+    assert "--language-model-only" not in body.split("\n\n")[0]
     # `SCRIPT_DIR=$(cd …)` and the other script variables are not environment variables.
     assert launch.env == {} and "SCRIPT_DIR=" not in body
 
@@ -133,6 +136,18 @@ def test_functions_case_and_if(tmp_path: Path) -> None:
     body = server.body or ""
     assert "--tp 2 --port 30000 --log-level debug --host 0.0.0.0" in body and "Inside: `function start`" in body
     assert 'Only when `if [[ -n "$DEBUG" ]]`: `--log-level debug`' in body
+
+
+def test_conditions_known_from_the_script_decide_what_runs(tmp_path: Path) -> None:
+    (launch,) = _inline(
+        tmp_path,
+        'MODE=fast\nTP=1\nif [ "$MODE" = "fast" ]; then TP=4; else TP=8; fi\n'
+        'EXTRA=()\nif [ -z "$MODE" ]; then EXTRA+=(--enforce-eager); fi\n'
+        'if [ -n "$UNSET_FROM_OUTSIDE" ]; then EXTRA+=(--debug); fi\n'
+        'vllm serve Qwen/Qwen3-8B --tensor-parallel-size "$TP" "${EXTRA[@]}"\n',
+    )
+    runs = (launch.body or "").split("\n\n")[0]
+    assert runs == "Runs: `vllm serve Qwen/Qwen3-8B --tensor-parallel-size 4 --debug`"  # unknown: kept, and named
 
 
 def test_docker_run_wraps_the_launch() -> None:

@@ -15,6 +15,7 @@ for Python, is GPLv3, which an MIT package cannot take on as a dependency.
 from __future__ import annotations
 
 import fnmatch
+import operator
 import re
 from dataclasses import dataclass, field
 from functools import cache
@@ -28,6 +29,14 @@ _REDIRECTS = {"file_redirect", "heredoc_redirect", "herestring_redirect"}
 _RAW = {"command_substitution", "process_substitution", "arithmetic_expansion", "translated_string"}
 _UNESCAPE = re.compile(r"\\(.)", re.S)
 _UNESCAPE_QUOTED = re.compile(r"\\([\"\\$`])")
+_NUMERIC = {
+    "-eq": operator.eq,
+    "-ne": operator.ne,
+    "-gt": operator.gt,
+    "-ge": operator.ge,
+    "-lt": operator.lt,
+    "-le": operator.le,
+}
 
 
 @cache
@@ -77,12 +86,16 @@ class _Walker:
     def __init__(self, source: bytes, variables: dict[str, str] | None = None) -> None:
         self.src = source
         self.vars: dict[str, str] = dict(variables or {})
-        self.arrays: dict[str, list[tuple[str, str | None]]] = {}
+        self.arrays: dict[str, list[tuple[str, str | None, bool]]] = {}
+        """Array -> its elements: (word, the condition it was appended under, whether that
+        condition holds with the values the script sets; False leaves it out of expansions)."""
         self.exported: set[str] = set(variables or {})
         self.functions: dict[str, Node] = {}
         self.called: set[str] = set()
         self.out: list[Invocation] = []
         self.conditions: list[str] = []
+        self.off = 0
+        """How many enclosing conditions are known to be false with the script's own values."""
         self.depth = 0
 
     def text(self, node: Node) -> str:
@@ -142,7 +155,7 @@ class _Walker:
             index = self.text(index_node) if index_node else ""
             if name not in self.arrays:
                 return [raw]
-            items = [v for v, _ in self.arrays[name]]
+            items = [v for v, _, active in self.arrays[name] if active]
             if index == "@":
                 return items if quoted else [w for v in items for w in v.split()]
             if index == "*":
@@ -153,7 +166,7 @@ class _Walker:
         name = self.text(head)
         current = self.vars.get(name)
         if name in self.arrays and current is None:
-            current = self.arrays[name][0][0] if self.arrays[name] else ""
+            current = next((v for v, _, active in self.arrays[name] if active), "")
         if len(inner) == 1:
             return [raw] if current is None else ([current] if quoted else current.split() or [""])
         op = inner[1].type
@@ -204,11 +217,36 @@ class _Walker:
                 if child.type not in _REDIRECTS:
                     self.walk(child, stmt)
 
-    def _under(self, condition: str, nodes: list[Node]) -> None:
-        self.conditions.append(" ".join(condition.split()))
+    def _under(self, condition: str, nodes: list[Node], holds: bool | None = None) -> None:
+        self.conditions.append(" ".join(condition.split()) + (" (false with the script's values)" if holds is False else ""))
+        self.off += holds is False
         for child in nodes:
             self.walk(child, None)
+        self.off -= holds is False
         self.conditions.pop()
+
+    def _holds(self, nodes: list[Node]) -> bool | None:
+        """Whether `[ "$X" = y ]`, `[ "$N" -gt 0 ]`, `[ -z "$X" ]` holds with the values the
+        script set; None when it cannot be known without running anything."""
+        if len(nodes) != 1 or nodes[0].type != "test_command" or not nodes[0].named_children:
+            return None
+        expr, negate = nodes[0].named_children[0], False
+        if expr.type == "unary_expression" and expr.children and expr.children[0].type == "!":
+            expr, negate = expr.named_children[-1], True
+        parts = [c for c in expr.children if c.is_named or c.type in ("=", "==", "!=")]
+        values = [" ".join(self.value(c, True)) for c in parts]
+        if any("$" in v for v in values):
+            return None
+        result: bool | None = None
+        if expr.type == "unary_expression" and len(values) == 2 and values[0] in ("-z", "-n"):
+            result = (values[1] == "") == (values[0] == "-z")
+        elif expr.type == "binary_expression" and len(values) == 3:
+            left, op, right = values
+            if op in ("=", "==", "!="):
+                result = (left == right) == (op != "!=")
+            elif op in _NUMERIC and left.lstrip("-").isdigit() and right.lstrip("-").isdigit():
+                result = _NUMERIC[op](int(left), int(right))
+        return None if result is None else result != negate
 
     def _if(self, node: Node) -> None:
         clauses = [c for c in node.children if c.type in ("elif_clause", "else_clause")]
@@ -216,10 +254,12 @@ class _Walker:
         header = " ".join(self.text(n) for n in condition).strip()
         for part in condition:
             self.walk(part, part)
-        self._under(f"if {header}", body)
+        holds = self._holds(condition)
+        self._under(f"if {header}", body, holds)
         for clause in clauses:
             label = "else" if clause.type == "else_clause" else "elif"
-            self._under(f"{label} (after {header})", [c for c in clause.named_children if c.type != "comment"])
+            otherwise = None if holds is None or len(clauses) > 1 else not holds
+            self._under(f"{label} (after {header})", [c for c in clause.named_children if c.type != "comment"], otherwise)
 
     def _case(self, node: Node) -> None:
         value = node.child_by_field_name("value")
@@ -237,10 +277,10 @@ class _Walker:
         append = any(c.type == "+=" for c in node.children)
         condition = " / ".join(self.conditions) or None
         if value is not None and value.type == "array":
-            items = [(w, condition) for c in value.named_children if c.type != "comment" for w in self.value(c)]
+            items = [(w, condition, not self.off) for c in value.named_children if c.type != "comment" for w in self.value(c)]
             self.arrays[name] = (self.arrays.get(name, []) if append else []) + items
             self.vars.pop(name, None)
-        else:
+        elif not self.off:  # under a condition known to be false the assignment does not happen
             got = " ".join(self.value(value, quoted=True)) if value is not None else ""
             self.vars[name] = (self.vars.get(name, "") + got) if append else got
         if export:
@@ -295,7 +335,7 @@ class _Walker:
         found = re.search(r"\$\{([A-Za-z_]\w*)\[[@*]\]\}", text)
         if not found or found.group(1) not in self.arrays:
             return []
-        return [(v, c) for v, c in self.arrays[found.group(1)] if c is not None]
+        return [(v, c) for v, c, _ in self.arrays[found.group(1)] if c is not None]
 
     def _call(self, name: str, args: list[str]) -> None:
         self.called.add(name)
