@@ -257,13 +257,13 @@ FLOORS = {
     "claude_code_apollo_docker_hardening.md": 4,
     "claude_code_apollo_latex_docker_debug.md": 5,
     "codex_HANDOFF_trr_app_postgres_workaround.md": 7,
-    "gsd_STATE_slm_copilot_inference_engine.md": 5,
+    "gsd_STATE_slm_copilot_inference_engine.md": 6,
     "llamacpp_claude_code_PROGRESS_SUMMARY.md": 4,
     "mlx_openai_server_HANDOFFS.md": 6,
     "rerune_compacted_history_checkpoint.md": 8,
     "rocmforge_SESSION_CONTEXT_after_reboot.md": 8,
-    "vtt_hw_benchmarks_SESSION_SUMMARY.md": 5,
-    "xtuner_claude_progress.txt": 5,
+    "vtt_hw_benchmarks_SESSION_SUMMARY.md": 7,
+    "xtuner_claude_progress.txt": 6,
 }
 
 

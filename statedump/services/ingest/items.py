@@ -50,7 +50,7 @@ _INLINE: list[tuple[str, str]] = [
     (r"\((?:fixed|resolved|solved)\b[^)]*\)|\b(?:FIXED|RESOLVED|SOLVED)\b|✅ fixed", FIXED),
     (r"\((?:completed?|done|finished)\b[^)]*\)|\b(?:COMPLETED?|DONE|FINISHED)\b", DONE),
     (r"\((?:failed|broken|does not work)\b[^)]*\)|\b(?:FAILED|BROKEN)\b", FAILED),
-    (r"\(blocked\b[^)]*\)|\bBLOCKED\b|\bBLOCKER\b", BLOCKED),
+    (r"\(blocked\b[^)]*\)|\bBLOCKED\b|\bBLOCKER\b|\bblocked (?:on|by)\b", BLOCKED),
     (r"\((?:in progress|current|wip|ongoing)\b[^)]*\)|\bIN PROGRESS\b|\bWIP\b", DOING),
     (r"\((?:todo|pending|not started)\b[^)]*\)|\bTODO\b|\bPENDING\b", TODO),
     (r"\((?:dropped|abandoned|won'?t do)\b[^)]*\)|\bDROPPED\b|\bABANDONED\b", DROPPED),
@@ -58,13 +58,15 @@ _INLINE: list[tuple[str, str]] = [
 _TRAIL = [(r"[✅✔✓☑]\s*(?:\([^)]*\))?\s*$", DONE), (r"[❌✗✘]\s*(?:\([^)]*\))?\s*$", FAILED), (r"🚧\s*$", DOING)]
 
 # An item's first word that says its status without a colon (`Optionally regenerate …`).
-_VERB = re.compile(r"^\W*(optionally|maybe|resolved|fixed|blocked on|waiting (?:on|for))\b", re.I)
+_VERB = re.compile(r"^\W*(optionally|maybe|resolved|fixed|completed|finished|blocked on|waiting (?:on|for))\b", re.I)
 
 
 def _verb_state(word: str) -> str:
     word = word.lower()
     if word in ("resolved", "fixed"):
         return FIXED
+    if word in ("completed", "finished"):
+        return DONE
     if word.startswith(("blocked", "waiting")):
         return BLOCKED
     return PROPOSED

@@ -61,6 +61,9 @@ def plain(node: SyntaxTreeNode | None, ticks: bool = False) -> str:
             out.append(f"`{child.content}`" if ticks else child.content)
         elif child.type in ("softbreak", "hardbreak"):
             out.append("\n")
+        elif child.type in ("strong", "em") and child.markup in ("_", "__"):
+            # `__getitem__`, `_validate_pack`: underscores in free text are nearly always a name's own.
+            out.append(f"{child.markup}{plain(child, ticks)}{child.markup}")
         elif child.type == "image":
             out.append(plain(child, ticks))
         else:

@@ -245,7 +245,9 @@ def _units(root: SyntaxTreeNode, plan: ImportPlan) -> list[_Unit]:
         if node.type == "heading":
             name = plain(node).strip()
             level = int(node.tag[1:])
-            own = mode_of(name)
+            parent_mode = next((m for lv, m in reversed(stack) if m and lv < level), None)
+            # `### Primary (CustomPackDataset goal)` under Files: a word in brackets does not retarget it.
+            own = mode_of(re.sub(r"\([^)]*\)", "", name) if parent_mode else name)
             if level == 1 and own is None:
                 plan.fact("title", name)
             while stack and stack[-1][0] >= level:
@@ -323,11 +325,18 @@ def _meta_lines(text: str, plan: ImportPlan, units: list[_Unit], line: int) -> b
         if fact is not False:
             if isinstance(fact, str) and fact != "started" and not it.is_placeholder(value):
                 plan.fact(fact, value)
+            url = re.search(r"https?://\S+", value)
+            if url:  # `**Repository:** https://…`: the place itself is a reference too
+                units.append(
+                    _Unit("references", [], line, "reference", lead=parse(f"{label}: {value}").children, lead_lines=[f"{label}: {value}"])
+                )
             continue
         if not value or it.is_placeholder(value):
             continue
         mode = mode_of(label)
-        lead = value if mode is not None else f"{label}: {value}"
+        bare = re.sub(r"^\d{4}-\d{2}-\d{2}\S*\s*[—–-]\s*", "", value)
+        # `Last activity: 2026-02-14 — Completed 01-02`: an item that says its own status stands alone.
+        lead = value if mode is not None else bare if it.marked(bare).state else f"{label}: {value}"
         units.append(_Unit(label if mode else "", [], line, mode, lead=parse(lead).children, lead_lines=lead.split("\n")))
     return True
 

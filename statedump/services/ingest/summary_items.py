@@ -38,7 +38,9 @@ _STANDING = re.compile(r"\b(always|never|must|do not|don't|keep|only|should)\b",
 _DEAD_END = re.compile(r"\b(ruled out|dead end|does not work|doesn't work|did not help|didn't help|no gain|no effect)\b", re.I)
 _RESOLVED = re.compile(r"\b(fixed (by|with|in)|resolved (by|with)|fix:|solved by|worked around|fixed\b)|\(fixed", re.I)
 _VERSION = re.compile(r"^\s*([A-Za-z][\w .+/-]{0,30}?)(?:\s+version)?\s*[:=]\s*v?(\d+(?:\.\d+)+[\w.+-]*)\s*$", re.I)
-_ADDED_DEP = re.compile(r"^\W*(?:added|installed|pinned|upgraded to)\s+`?([\w.\-\[\]=<>]+)`?\s+(?:as a |as |the )?(?:dependency|package|library)", re.I)
+_ADDED_DEP = re.compile(
+    r"^\W*(?:added|installed|pinned|upgraded to)\s+`?([\w.\-\[\]=<>]+)`?\s+(?:as a |as |the )?(?:dependency|package|library)", re.I
+)
 _PENDING = re.compile(r"\b(pending|not yet|still (fails|failing|broken)|hasn'?t been|to be (fixed|done)|needs? (a )?(fix|rebuild))\b", re.I)
 _HEDGE = re.compile(r"^\W*if\b|\b(may|might|could|possibly|unclear|unknown|suspect\w*|probably|likely)\b", re.I)
 
@@ -75,8 +77,9 @@ def read_item(b: Builder, mode: str, node: SyntaxTreeNode, position: int | None,
     kind, _, status = mode.partition(":")
     text = mark.text
     kind, status = _retarget(kind, status, text, headline)
-    if own == it.BLOCKED and kind == "discovery":
-        kind = "task"  # "testing blocked on MS-01" in the notes is a blocked piece of work
+    if kind == "discovery" and (own == it.BLOCKED or (status == "unknown" and own in (it.DONE, it.TODO, it.DOING))):
+        # "testing blocked on MS-01" in the notes, "Completed 01-02" in a section of unknown kind: work.
+        kind, status = "task", ""
     version = _VERSION.match(text.replace("**", "").replace("`", ""))
     if kind in ("discovery", "task") and version and not body:
         kind = "component"
