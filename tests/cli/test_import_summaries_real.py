@@ -170,6 +170,23 @@ def test_pi_checkpoint_and_word_boundaries(tmp_path: Path) -> None:
     ]
 
 
+def test_settings_old_and_new_and_bugs_under_decisions(tmp_path: Path) -> None:
+    plan = _inline(
+        tmp_path,
+        "## Optimal configuration\n\n- Backend: Vulkan RADV (most stable)\n- Flash Attention: Disabled (incompatible with GLM)\n\n"
+        "## Key Design Decisions\n\n### Pack format\nOLD (wrong):\n  4 elements\n\nNEW (correct):\n  5 elements\n\n"
+        "### Counting Bug in Old Code\nOld code indexed twice.\n",
+    )
+    got = [(r.kind, r.status, r.title) for r in plan.records]
+    assert got == [
+        ("decision", "accepted", "Backend: Vulkan RADV (most stable)"),
+        ("compat", "fails", "Flash Attention: fails"),
+        ("decision", "superseded", "Pack format: 4 elements"),
+        ("decision", "accepted", "Pack format: 5 elements"),
+        ("discovery", "resolved", "Counting Bug in Old Code"),
+    ]
+
+
 def test_front_matter_is_session_metadata(tmp_path: Path) -> None:
     plan = _inline(tmp_path, "---\ntitle: Llama on H100\ndate: 2026-03-01T10:00:00Z\nproject: llm-serving\n---\n\n## Goal\nServe it.\n")
     assert plan.session["title"] == "Llama on H100" and plan.session["repo"] == "llm-serving"
@@ -254,16 +271,16 @@ FLOORS = {
     "HANDOFF_template_placeholders_only.md": 3,
     "carrot_HANDOFF_sdxl_vastai.md": 7,
     "claude_code_apollo_deploy_hetzner.md": 11,
-    "claude_code_apollo_docker_hardening.md": 4,
+    "claude_code_apollo_docker_hardening.md": 5,
     "claude_code_apollo_latex_docker_debug.md": 5,
     "codex_HANDOFF_trr_app_postgres_workaround.md": 7,
     "gsd_STATE_slm_copilot_inference_engine.md": 6,
-    "llamacpp_claude_code_PROGRESS_SUMMARY.md": 4,
+    "llamacpp_claude_code_PROGRESS_SUMMARY.md": 6,
     "mlx_openai_server_HANDOFFS.md": 6,
     "rerune_compacted_history_checkpoint.md": 8,
     "rocmforge_SESSION_CONTEXT_after_reboot.md": 8,
     "vtt_hw_benchmarks_SESSION_SUMMARY.md": 7,
-    "xtuner_claude_progress.txt": 6,
+    "xtuner_claude_progress.txt": 9,
 }
 
 

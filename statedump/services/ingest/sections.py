@@ -22,7 +22,10 @@ _MODES: list[tuple[str, str]] = [
     (r"\b(notes?|errors?|errors? (and|&) fix(es)?|issues?|known issues|gotchas|bugs? fixed|problems?|problem solving)\b", "discovery"),
     (r"\b(risks?|concerns?|open questions?|caveats?|unknowns?|limitations?)\b", "discovery:risk"),
     (r"\b(instructions?|requirements?|constraints?|preferences?|all user messages|user messages|rules|guardrails)\b", "instruction"),
-    (r"\b(decisions?|decided|design choices?|alternative approaches|alternatives|options|approach)\b", "decision"),
+    (
+        r"\b(decisions?|decided|design choices?|alternative approaches|alternatives|options|approach|configuration|config|settings|working setup)\b",
+        "decision",
+    ),
     (r"\b(blocked|blockers?)\b", "task:blocked"),
     (r"\b(current work|in progress|active|current state|ongoing|wip|status)\b", "task:in-progress"),
     (r"\b(next|pending|remaining|remains?|to ?do|todos?|open tasks|follow.?ups?|immediate)\b", "task:todo"),

@@ -132,9 +132,9 @@ class Builder:
         body = self.all_text(unit) or None
         title = re.sub(r"\s*\((?:fixed|failed|current|completed?|done|critical|blocked)\b[^)]*\)\s*$", "", mark.text, flags=re.I) or title
         if kind == "discovery":
-            state = mark.state or (
-                it.FIXED if body and re.search(r"\*\*status\*\*:\s*✅|\bstatus:\s*(fixed|resolved)", body, re.I) else None
-            )
+            said_fixed = bool(body and re.search(r"\*\*status\*\*:\s*✅|\bstatus:\s*(fixed|resolved)", body, re.I))
+            # A bug "in old code" is gone from the new.
+            state = mark.state or (it.FIXED if said_fixed or status == "old" else None)
             default = "suspected" if status == "ruled-out?" or status == "risk" else "confirmed"
             if status == "ruled-out?" and state == it.DOING:
                 state = None
@@ -147,6 +147,12 @@ class Builder:
                 category="dead-end" if state == it.FAILED else ("risk" if status == "risk" else "finding"),
             )
         elif kind == "decision":
+            old_new = re.search(r"^OLD\b[^\n]*:?\s*\n(.*?)^NEW\b[^\n]*:?\s*\n(.*)$", body or "", re.S | re.M)
+            if old_new:
+                # `OLD (…WRONG):` / `NEW (correct):` under one heading: what was replaced, and what replaced it.
+                before, after = (" ".join(x.split()) for x in old_new.groups())
+                self.add(Decision, None, title=f"{title}: {before}", choice=one_line(before, 300), body=body, status="superseded")
+                title = f"{title}: {after}"
             self.add(
                 Decision,
                 None,
@@ -254,9 +260,11 @@ def _units(root: SyntaxTreeNode, plan: ImportPlan) -> list[_Unit]:
                 stack.pop()
             parent = next((m for _, m in reversed(stack) if m), None)
             named = it.heading_item(name) if level > 1 else None
+            if not named and parent and level > 2 and re.search(r"\b(bug|issue|problem|error)s?\b", name, re.I):
+                named = ("discovery:old" if re.search(r"\bold\b", name, re.I) else "discovery", name)  # `### X Bug in Old Code`
             if named and named[0] == "task" and parent and parent.startswith("task"):
                 named = (parent, named[1])  # `### Feature 1` under Done is done
-            current = _Unit(name, [], line, own or parent, item=named, inherited=own is None and parent is not None)
+            current = _Unit(name, [], line, own or parent, item=named, inherited=parent is not None and own in (None, parent))
             stack.append((level, current.mode if not named else None))
             units.append(current)
             continue
@@ -318,6 +326,8 @@ def _meta_lines(text: str, plan: ImportPlan, units: list[_Unit], line: int) -> b
     assert first is not None
     if len(parts) == 1 and mode_of(first.group(1)) is not None and meta_field(first.group(1)) is False:
         return False  # `Goal: …` alone opens its section
+    if not any(meta_field(m.group(1)) is not False or mode_of(m.group(1)) for m in parts if m):
+        return False  # `JSONL: …` / `Parquet: …`: lines of content, not a header
     for m in parts:
         assert m is not None
         label, value = m.group(1).strip(), m.group(2).strip().strip("*").strip()

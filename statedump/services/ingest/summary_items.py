@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from statedump.models import Benchmark, Command, Component, Decision, Discovery, File, Instruction, Reference, Task
+from statedump.models import Benchmark, Command, Compat, Component, Decision, Discovery, File, Instruction, Reference, Task
 from statedump.services.ingest import items as it
 from statedump.services.ingest import tables
 from statedump.services.ingest.mdtokens import item_text, plain, segments
@@ -38,6 +38,10 @@ _STANDING = re.compile(r"\b(always|never|must|do not|don't|keep|only|should)\b",
 _DEAD_END = re.compile(r"\b(ruled out|dead end|does not work|doesn't work|did not help|didn't help|no gain|no effect)\b", re.I)
 _RESOLVED = re.compile(r"\b(fixed (by|with|in)|resolved (by|with)|fix:|solved by|worked around|fixed\b)|\(fixed", re.I)
 _VERSION = re.compile(r"^\s*([A-Za-z][\w .+/-]{0,30}?)(?:\s+version)?\s*[:=]\s*v?(\d+(?:\.\d+)+[\w.+-]*)\s*$", re.I)
+_TURNED_OFF = re.compile(
+    r"^\W*([\w .+/-]{2,40}?)\s*:\s*(disabled|off|not used|removed)\b.*?\(([^)]*\b(?:incompatib\w*|crash\w*|fail\w*|unsupported|broken|hangs?)\b[^)]*)\)",
+    re.I,
+)
 _ADDED_DEP = re.compile(
     r"^\W*(?:added|installed|pinned|upgraded to)\s+`?([\w.\-\[\]=<>]+)`?\s+(?:as a |as |the )?(?:dependency|package|library)", re.I
 )
@@ -96,6 +100,19 @@ def read_item(b: Builder, mode: str, node: SyntaxTreeNode, position: int | None,
         b.add(
             Instruction, node, title=short_title(quote), quote=words, standing=standing, status=it.status_for("instruction", own, "active")
         )
+    elif kind == "decision" and (off := _TURNED_OFF.match(text)):
+        # `Flash Attention: Disabled (incompatible with GLM-4.7-Flash)`: a setting that does not work here.
+        option = off.group(1).strip()
+        b.add(
+            Compat,
+            node,
+            title=f"{option}: fails",
+            component=option,
+            option=off.group(2),
+            target="unspecified",
+            status="fails",
+            symptom=off.group(3),
+        )
     elif kind == "decision":
         parts = it.decision_parts(text)
         alternatives = [{"option": parts.alternative, "why_not": parts.why_not or "not chosen"}] if parts.alternative else []
@@ -117,13 +134,16 @@ def read_item(b: Builder, mode: str, node: SyntaxTreeNode, position: int | None,
     elif kind == "file":
         codes = [v for k, v in segments(head) if k == "code"]
         found = codes[0] if codes else (m.group(0) if (m := _PATH.search(text)) else None)
-        title = text.replace(f"`{found}`", "").strip(" -—:") if found else text
+        title = text.replace(f"`{found}`", "").replace(found or "", "").strip(" -—:*") if found else text
+        if found and (not title or re.fullmatch(r"\([^)]*\)", title)):
+            title = f"{found} {title}".strip()  # `**path** (NEW)`: the path is what names it
         obsolete = own in (it.DROPPED,) or bool(re.search(r"\b(deleted|removed|obsolete|deprecated|retired)\b", headline, re.I))
         b.add(
             File,
             node,
             title=title or found or text,
-            path=found or one_line(text, 200),
+            path=(path := found or one_line(text, 200)),
+            id=b.plan.readable_id("", title or path, key=f"file\x00{path}"),
             status="obsolete" if obsolete else "relevant",
             **data,
         )
