@@ -40,7 +40,7 @@ def test_render_resume_and_handoff_write_a_value_alike() -> None:
         id="c64",
         title="c=64",
         concurrency=64,
-        metrics=[Metric(name="output_throughput", value=2100.5, unit="tok/s"), Metric(name="ttft", value=12345.678, unit="ms")],
+        metrics=[Metric(name="output_throughput", value=2100.5, unit="tok/s"), Metric(name="median_ttft_ms", value=12345.678, unit="ms")],
     )
     state = SessionState(Session(id="s1", title="t"), [bench])
     for text in (render_markdown(state), resume_prompt(state).text):
