@@ -265,7 +265,8 @@ def _units(root: SyntaxTreeNode, plan: ImportPlan) -> list[_Unit]:
             if named and named[0] == "task" and parent and parent.startswith("task"):
                 named = (parent, named[1])  # `### Feature 1` under Done is done
             current = _Unit(name, [], line, own or parent, item=named, inherited=parent is not None and own in (None, parent))
-            stack.append((level, current.mode if not named else None))
+            # A `#` heading is the document's title ("Session Context"), not a kind its sections take.
+            stack.append((level, current.mode if not named and level > 1 else None))
             units.append(current)
             continue
         if node.type == "paragraph":
