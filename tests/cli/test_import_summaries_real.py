@@ -197,6 +197,15 @@ def test_settings_old_and_new_and_bugs_under_decisions(tmp_path: Path) -> None:
     ]
 
 
+def test_files_named_in_items_are_file_records() -> None:
+    plan = _plan("codex_HANDOFF_trr_app_postgres_workaround.md")
+    (postgres,) = [r for r in plan.records if r.kind == "file" and r.path == "apps/web/src/lib/server/postgres.ts"]  # type: ignore[attr-defined]
+    assert postgres.status == "relevant"
+    mlx = _plan("mlx_openai_server_HANDOFFS.md")
+    (gone,) = [r for r in mlx.records if r.kind == "file" and r.path == "app/hub/controller.py"]  # type: ignore[attr-defined]
+    assert gone.status == "obsolete"  # "consolidated into the daemon"
+
+
 def test_front_matter_is_session_metadata(tmp_path: Path) -> None:
     plan = _inline(tmp_path, "---\ntitle: Llama on H100\ndate: 2026-03-01T10:00:00Z\nproject: llm-serving\n---\n\n## Goal\nServe it.\n")
     assert plan.session["title"] == "Llama on H100" and plan.session["repo"] == "llm-serving"
@@ -283,10 +292,10 @@ FLOORS = {
     "claude_code_apollo_deploy_hetzner.md": 11,
     "claude_code_apollo_docker_hardening.md": 5,
     "claude_code_apollo_latex_docker_debug.md": 5,
-    "codex_HANDOFF_trr_app_postgres_workaround.md": 7,
+    "codex_HANDOFF_trr_app_postgres_workaround.md": 8,
     "gsd_STATE_slm_copilot_inference_engine.md": 6,
     "llamacpp_claude_code_PROGRESS_SUMMARY.md": 6,
-    "mlx_openai_server_HANDOFFS.md": 6,
+    "mlx_openai_server_HANDOFFS.md": 8,
     "rerune_compacted_history_checkpoint.md": 8,
     "rocmforge_SESSION_CONTEXT_after_reboot.md": 8,
     "vtt_hw_benchmarks_SESSION_SUMMARY.md": 7,

@@ -61,6 +61,8 @@ class Builder:
         self.source = source
         self.base = base
         self.count = 0
+        self.paths: set[str] = set()
+        """Paths that already have a file record in this import (a path mentioned again adds none)."""
 
     def add(self, cls: type[RecordBase], node: SyntaxTreeNode | None, **data: Any) -> RecordBase | None:
         data = {k: v for k, v in data.items() if v not in (None, "", [], {})}

@@ -138,6 +138,7 @@ def read_item(b: Builder, mode: str, node: SyntaxTreeNode, position: int | None,
         if found and (not title or re.fullmatch(r"\([^)]*\)", title)):
             title = f"{found} {title}".strip()  # `**path** (NEW)`: the path is what names it
         obsolete = own in (it.DROPPED,) or bool(re.search(r"\b(deleted|removed|obsolete|deprecated|retired)\b", headline, re.I))
+        b.paths.add(found or one_line(text, 200))
         b.add(
             File,
             node,
@@ -172,6 +173,31 @@ def read_item(b: Builder, mode: str, node: SyntaxTreeNode, position: int | None,
         b.add(Benchmark, node, title=text, metrics=found_metrics[0]["metrics"], id=b.plan.readable_id("bench", text, key=full))
     else:
         _discovery(b, node, text, headline, full, own, status, data)
+    if kind not in ("file", "command"):
+        _mentioned_files(b, node, head, headline)
+
+
+_FILE_SPAN = re.compile(r"(?:[\w.@~-]+/)+[\w.@-]+\.[A-Za-z]{1,5}")
+_GONE = re.compile(r"\b(removed|deleted|consolidated into|retained only|deprecated|obsolete|replaced by|no longer used)\b", re.I)
+
+
+def _mentioned_files(b: Builder, node: SyntaxTreeNode, head: SyntaxTreeNode, headline: str) -> None:
+    """A file an item names in a code span (`lib/server/postgres.ts`) is a file of the work too,
+    obsolete when the item says it is gone; the first mention wins."""
+    for kind, value in segments(head):
+        if kind != "code" or not _FILE_SPAN.fullmatch(value) or value in b.paths:
+            continue
+        b.paths.add(value)
+        status = "obsolete" if _GONE.search(headline) else "relevant"
+        b.add(
+            File,
+            node,
+            title=value,
+            path=value,
+            status=status,
+            body=one_line(headline, 300),
+            id=b.plan.readable_id("", value, key=f"file\x00{value}"),
+        )
 
 
 def _discovery(
