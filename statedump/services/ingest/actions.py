@@ -1,0 +1,464 @@
+"""What an agent did, read from its tool calls: agent-neutral, for every transcript reader.
+
+A reader hands each tool call (its name, input, result text, whether it failed, and where
+it is in the transcript) to `Actions.tool`, or to the narrower methods, and calls `finish`
+at the end. What becomes a record:
+
+- the agent's plan (TodoWrite, TaskCreate/TaskUpdate, any agent's todo list) -> tasks, one
+  per item across updates (the id comes from the item's content; the latest status wins;
+  an item a later full list leaves out keeps its last status);
+- a shell command that starts a server (`launch.classify`) -> a command record with the
+  text as written: the last launch that worked is `current`, earlier ones `previous`, one
+  whose result shows an error `failed`; any other shell command that failed -> a `failed`
+  command too (what did not work is worth knowing);
+- a benchmark run -> a benchmark record from the result block it printed, `produced_by`
+  the server that was running;
+- errors in those results (a traceback's last line, `CUDA error`, NaN or `!!!!` output,
+  SGLang's FP8 KV cache warning) -> discoveries linked to the command; two launches that
+  differ in one flag, the first failing and the second working -> compat cells;
+- files written or edited -> file records; pages fetched and URLs the person gave ->
+  reference records.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from statedump.models import Benchmark, Command, Compat, Discovery, File, Links, Metric, Reference, Task
+from statedump.services.flags import parse_command
+from statedump.services.ingest.launch import Launch, classify
+from statedump.services.ingest.plan import ImportPlan, one_line, short_hash, stable_id
+
+SHELL_TOOLS = {"bash", "shell", "exec", "exec_command", "local_shell", "run_shell_command", "execute_command", "run_terminal_cmd"}
+EDIT_TOOLS = {"write": "written", "edit": "edited", "multiedit": "edited", "notebookedit": "edited", "apply_patch": "patched"}
+FETCH_TOOLS = {"webfetch", "fetch", "web_fetch"}
+TODO_TOOLS = {"todowrite", "update_plan", "todo_write"}
+
+TODO_STATUS = {
+    "pending": "todo",
+    "todo": "todo",
+    "in_progress": "in-progress",
+    "in-progress": "in-progress",
+    "completed": "done",
+    "done": "done",
+    "cancelled": "dropped",
+    "canceled": "dropped",
+    "deleted": "dropped",
+    "blocked": "blocked",
+}
+_URL = re.compile(r"https?://[^\s<>\"'`)\]]+")
+_EXIT = re.compile(r"(?:^|\n)\s*(?:Exit code|exit code|exited with code|Process exited with code)[: ]\s*([1-9][0-9]*)")
+_FP8 = re.compile(r"Using FP8 KV cache but no scaling factors provided[^\n]*")
+_CUDA = re.compile(r"(?:CUDA error|RuntimeError: CUDA)[^\n]*")
+_TRACE_LAST = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception|Exit|Interrupt)(?::[^\n]*)?)$", re.M)
+_GARBAGE = re.compile(r"!{6,}|\bNaN\b|\bnan\b")
+_RESULT_HEAD = re.compile(r"=+\s*Serving Benchmark Result\s*=+")
+_METRIC = re.compile(r"^\s*([A-Za-z][A-Za-z0-9 ./%_-]*?)\s*(?:\(([^()]+)\))?\s*:\s*(-?[0-9][0-9,]*(?:\.[0-9]+)?|inf)\s*$")
+_COUNTS = {
+    "successful requests": "requests",
+    "failed requests": "requests",
+    "total input tokens": "tokens",
+    "total generated tokens": "tokens",
+    "total generated tokens (retokenized)": "tokens",
+    "max request concurrency": "requests",
+    "concurrency": "requests",
+}
+
+
+def todo_status(value: object) -> str:
+    """A plan item's status as a task status (unknown ones are `todo`)."""
+    return TODO_STATUS.get(str(value).strip().lower(), "todo")
+
+
+@dataclass
+class _Launch:
+    record: Command
+    launch: Launch
+    failed: bool
+    flags: dict[str, list[str | None]]
+
+
+@dataclass
+class Actions:
+    """Turns one agent's tool calls, in transcript order, into records on `plan`."""
+
+    plan: ImportPlan
+    agent: str = "agent"
+    hardware: str | None = None
+    """The session's GPU, when known: the target of compat cells."""
+    tasks: dict[str, str] = field(default_factory=dict)
+    """A tool's own task id -> the record id (TaskCreate / TaskUpdate)."""
+    _launches: list[_Launch] = field(default_factory=list)
+    _files: dict[str, File] = field(default_factory=dict)
+    _urls: set[str] = field(default_factory=set)
+    _failed: set[str] = field(default_factory=set)
+
+    # -- dispatch ---------------------------------------------------------------------------
+
+    def tool(
+        self, name: str, args: dict[str, Any], result: str = "", is_error: bool = False, source: str = "", at: datetime | None = None
+    ) -> None:
+        """One tool call, whatever the agent: those this module knows become records."""
+        low = name.lower()
+        if low in SHELL_TOOLS:
+            text = args.get("command") or args.get("cmd")
+            if isinstance(text, list):
+                text = " ".join(shlex.quote(str(w)) for w in text)
+            if isinstance(text, str) and text.strip():
+                self.shell(text, result, is_error, source, at)
+        elif low in EDIT_TOOLS:
+            path = args.get("file_path") or args.get("notebook_path") or args.get("path")
+            if isinstance(path, str) and path.strip() and not is_error:
+                self.file(path, EDIT_TOOLS[low], source, at)
+            elif low == "apply_patch":
+                for patched in patched_files(str(args.get("input") or args.get("patch") or "")):
+                    self.file(patched, "patched", source, at)
+        elif low in FETCH_TOOLS:
+            url = args.get("url")
+            if isinstance(url, str) and url.startswith("http"):
+                self.reference(url, source, at, what=str(args.get("prompt") or "") or None)
+        elif low in TODO_TOOLS:
+            items = args.get("todos") or args.get("plan")
+            if isinstance(items, list):
+                self.todo_items(items, source, at)
+        elif low == "taskcreate":
+            subject = args.get("subject") or args.get("description")
+            if isinstance(subject, str) and subject.strip():
+                self.task(subject, "todo", source, at, tool_id=_task_id(result), body=str(args.get("description") or "") or None)
+        elif low == "taskupdate":
+            tid, status = str(args.get("taskId") or ""), args.get("status")
+            if tid in self.tasks and isinstance(status, str):
+                self._restatus(self.tasks[tid], todo_status(status))
+
+    # -- the plan ---------------------------------------------------------------------------
+
+    def todo_items(self, items: list[Any], source: str = "", at: datetime | None = None) -> list[str]:
+        """A full todo list (TodoWrite, update_plan): one task per item, the latest status wins.
+        Returns the ids of the items' tasks."""
+        out = []
+        for item in items:
+            if not isinstance(item, dict):
+                continue
+            text = item.get("content") or item.get("step") or item.get("subject") or item.get("title")
+            if not isinstance(text, str) or not text.strip():
+                continue
+            priority = {"high": 1, "medium": 2, "low": 3}.get(str(item.get("priority", "")).lower())
+            out.append(self.task(text, todo_status(item.get("status")), source, at, priority=priority).id)
+        return out
+
+    def task(
+        self,
+        text: str,
+        status: str,
+        source: str = "",
+        at: datetime | None = None,
+        *,
+        tool_id: str | None = None,
+        priority: int | None = None,
+        body: str | None = None,
+    ) -> Task:
+        said = " ".join(text.split())
+        record_id = self.plan.readable_id("task", one_line(said, 40), key=f"task:{said}")
+        old = next((r for r in self.plan.records if r.id == record_id), None)
+        task = Task(
+            id=record_id,
+            title=one_line(said, 200),
+            status=status,
+            source=source or None,
+            at=at,
+            priority=priority,
+            body=body or (old.body if old is not None else None),
+            tags=[self.agent, "plan"],
+            links=old.links if old is not None else Links(),
+        )
+        self.plan.add(task)
+        if tool_id:
+            self.tasks[tool_id] = record_id
+        return task
+
+    def _restatus(self, record_id: str, status: str) -> None:
+        for record in self.plan.records:
+            if record.id == record_id and isinstance(record, Task):
+                self.plan.add(record.model_copy(update={"status": status}))
+
+    # -- shell ------------------------------------------------------------------------------
+
+    def shell(self, text: str, result: str = "", is_error: bool = False, source: str = "", at: datetime | None = None) -> None:
+        """A shell command the agent ran, with what it printed."""
+        parsed = parse_command(text)
+        launches = [found for words in parsed.programs if (found := classify(words)) is not None]
+        failed = is_error or failed_result(result)
+        server = next((f for f in launches if f.kind in ("server", "container", "compose")), None)
+        bench = next((f for f in launches if f.kind == "benchmark"), None)
+        if server is not None:
+            self._server(text, server, result, failed, source, at, parsed.flags)
+        if bench is not None:
+            self._benchmark(text, bench, result, failed, source, at)
+        if server is None and bench is None and failed:
+            said = " ".join(text.split())
+            if said in self._failed:
+                return
+            self._failed.add(said)
+            self.plan.add(
+                Command(
+                    id=self.plan.readable_id("cmd", one_line(said, 40), key=f"cmd:{said}"),
+                    title=one_line(said, 200),
+                    status="failed",
+                    text=text.strip(),
+                    source=source or None,
+                    at=at,
+                    tags=[self.agent, "failed"],
+                    body=_tail(result) or None,
+                )
+            )
+
+    def _server(
+        self, text: str, found: Launch, result: str, failed: bool, source: str, at: datetime | None, flags: dict[str, list[str | None]]
+    ) -> None:
+        said = " ".join(text.split())
+        failed = failed or any(category == "risk" for _, category in findings(result))
+        record_id = self.plan.readable_id("launch", found.title(), key=f"launch:{said}")
+        for earlier in self._launches:
+            if earlier.record.status == "current" and earlier.record.id != record_id:
+                earlier.record = earlier.record.model_copy(update={"status": "previous"})
+                self.plan.add(earlier.record)
+        command = Command(
+            id=record_id,
+            title=found.title()[:300],
+            status="failed" if failed else "current",
+            text=text.strip(),
+            source=source or None,
+            at=at,
+            tags=[self.agent, found.kind],
+        )
+        self.plan.add(command)
+        self._launches = [e for e in self._launches if e.record.id != record_id]
+        self._launches.append(_Launch(command, found, failed, flags))
+        self._findings(result, record_id, source, at)
+        if not failed:
+            self._compat(self._launches[-1])
+
+    def server(self) -> str | None:
+        """The command record of the server running now (the last launch that did not fail)."""
+        for item in reversed(self._launches):
+            if not item.failed:
+                return item.record.id
+        return self._launches[-1].record.id if self._launches else None
+
+    def _benchmark(self, text: str, found: Launch, result: str, failed: bool, source: str, at: datetime | None) -> None:
+        metrics = result_metrics(result)
+        server = self.server()
+        if server is not None:
+            self._findings(result, server, source, at)
+        if not metrics:
+            return
+        parsed = parse_command(" ".join(shlex.quote(w) for w in found.words))
+        conc = _int(parsed.value("--max-concurrency") or parsed.value("--concurrency"))
+        if conc is None:
+            conc = next((int(m.value) for m in metrics if m.name == "max_request_concurrency" and m.value >= 1), None)
+        rate_text = parsed.value("--request-rate") or parsed.value("--rate")
+        rate = _float(rate_text)
+        dataset = parsed.value("--dataset-name") or parsed.value("--dataset")
+        lengths = [parsed.value(f) for f in ("--random-input-len", "--random-output-len", "--input-len", "--output-len")]
+        workload = ", ".join(
+            [f"dataset {dataset}"] * bool(dataset)
+            + [f"{n} {v}" for n, v in zip(("input len", "output len", "input len", "output len"), lengths, strict=True) if v]
+            + [f"{parsed.value('--num-prompts')} prompts"] * bool(parsed.value("--num-prompts"))
+        )
+        said = " ".join(text.split())
+        title = f"{found.label}: concurrency {conc or 'unbounded'}" + (f", rate {rate_text}" if rate_text else "")
+        record_id = self.plan.readable_id("bench", title, key=f"bench:{said}:{short_hash(result)}")
+        self.plan.add(
+            Benchmark(
+                id=record_id,
+                title=title[:300],
+                status="invalid" if failed else "valid",
+                source=source or None,
+                at=at,
+                workload=workload or None,
+                concurrency=conc,
+                request_rate=rate,
+                metrics=metrics,
+                environment={"tool": found.label, "command": said[:500]},
+                tags=[self.agent, "benchmark"],
+                links=Links(produced_by=[server] if server else []),
+            )
+        )
+
+    def _findings(self, result: str, command_id: str, source: str, at: datetime | None) -> None:
+        for text, category in findings(result):
+            self.plan.add(
+                Discovery(
+                    id=stable_id("disc", text, key=f"{command_id}:{text}"),
+                    title=one_line(text, 200),
+                    category=category,
+                    source=source or None,
+                    at=at,
+                    tags=[self.agent],
+                    links=Links(relates_to=[command_id]),
+                )
+            )
+
+    def _compat(self, works: _Launch) -> None:
+        """A launch that works after one that failed and differs from it in one flag: compat cells."""
+        for earlier in reversed(self._launches[:-1]):
+            if not earlier.failed:
+                return
+            changed = {k for k in set(earlier.flags) | set(works.flags) if earlier.flags.get(k) != works.flags.get(k)}
+            if len(changed) != 1:
+                continue
+            flag = changed.pop()
+            component = works.launch.label
+            target = self.hardware or "this session's hardware"
+            for item, status in ((earlier, "fails"), (works, "works")):
+                value = item.flags.get(flag)
+                option = f"{flag} {value[-1]}" if value and value[-1] else (flag if value else f"{flag} (default)")
+                self.plan.add(
+                    Compat(
+                        id=stable_id("compat", option, key=f"compat:{component}:{option}:{target}"),
+                        title=f"{component} {option} on {target}: {status}"[:300],
+                        status=status,
+                        component=component,
+                        option=option,
+                        target=target,
+                        repro=item.record.text,
+                        source=item.record.source,
+                        tags=[self.agent],
+                        links=Links(evidence=[item.record.id]),
+                    ),
+                    guessed={"target"} if self.hardware is None else None,
+                )
+            return
+
+    # -- files and references ---------------------------------------------------------------
+
+    def file(self, path: str, what: str, source: str = "", at: datetime | None = None) -> None:
+        """A file the agent wrote or edited: one record per path, saying what was done."""
+        path = path.strip()
+        old = self._files.get(path)
+        done = what if old is None or not old.body else (old.body if what in old.body else f"{old.body}, {what}")
+        record = File(
+            id=old.id if old is not None else self.plan.readable_id("file", path.rsplit("/", 1)[-1], key=f"file:{path}"),
+            title=path[:300],
+            path=path,
+            source=old.source if old is not None else (source or None),
+            at=old.at if old is not None else at,
+            body=done,
+            tags=[self.agent],
+        )
+        self._files[path] = record
+        self.plan.add(record)
+
+    def reference(self, url: str, source: str = "", at: datetime | None = None, what: str | None = None) -> None:
+        """A page the agent fetched or the person pointed to: one record per URL."""
+        url = url.rstrip(".,;:")
+        if url in self._urls:
+            return
+        self._urls.add(url)
+        self.plan.add(
+            Reference(
+                id=self.plan.readable_id("ref", url.split("://", 1)[-1], key=f"ref:{url}"),
+                title=url[:300],
+                url=url,
+                source=source or None,
+                at=at,
+                body=what,
+                tags=[self.agent],
+            )
+        )
+
+    def user_urls(self, text: str, source: str = "", at: datetime | None = None) -> None:
+        """URLs in what the person typed."""
+        for url in _URL.findall(text):
+            self.reference(url, source, at, what="shared by the user")
+
+    def finish(self) -> None:
+        """Call at the end (nothing is pending today; kept so readers need not change)."""
+
+
+# -- reading results --------------------------------------------------------------------
+
+
+def failed_result(result: str) -> bool:
+    """True when a command's output says it failed: a non-zero exit code or a traceback at its end."""
+    if _EXIT.search(result):
+        return True
+    tail = result[-4000:]
+    return "Traceback (most recent call last)" in tail and bool(_TRACE_LAST.search(tail))
+
+
+def findings(result: str) -> list[tuple[str, str]]:
+    """Errors and warnings in a command's output, as (text, category)."""
+    out: list[tuple[str, str]] = []
+    if not result:
+        return out
+    if found := _FP8.search(result):
+        out.append((found.group(0).strip(), "finding"))
+    if found := _CUDA.search(result):
+        out.append((found.group(0).strip()[:300], "risk"))
+    if "Traceback (most recent call last)" in result:
+        last = _TRACE_LAST.findall(result.rsplit("Traceback (most recent call last)", 1)[-1])
+        if last:
+            out.append((last[-1].strip()[:300], "risk"))
+    if _GARBAGE.search(result) and not _RESULT_HEAD.search(result):
+        out.append(("the model's output was garbage (NaN / '!!!!'): numerically broken", "risk"))
+    seen: set[str] = set()
+    return [(t, c) for t, c in out if not (t in seen or seen.add(t))]  # type: ignore[func-returns-value]
+
+
+def result_metrics(result: str) -> list[Metric]:
+    """The metrics of a `Serving Benchmark Result` block (bench_serving, vllm bench serve), with units."""
+    head = _RESULT_HEAD.search(result)
+    if head is None:
+        return []
+    out: list[Metric] = []
+    names: set[str] = set()
+    for line in result[head.end() :].splitlines():
+        if line.startswith("=" * 10) and out:
+            break
+        found = _METRIC.match(line)
+        if found is None or found.group(3) == "inf":
+            continue
+        label, unit, value = found.group(1).strip(), found.group(2), found.group(3).replace(",", "")
+        unit = unit or _COUNTS.get(label.lower()) or ("req/s" if "request throughput" in label.lower() else "count")
+        name = re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_")
+        if name in names:
+            continue
+        names.add(name)
+        out.append(Metric(name=name, value=float(value), unit=unit))
+    return out
+
+
+def patched_files(patch: str) -> list[str]:
+    """The files an `apply_patch` body names (`*** Update File: x`, `+++ b/x`)."""
+    found = re.findall(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\+\+\+ (?:b/)?(\S+)", patch, re.M)
+    return list(dict.fromkeys(a or b for a, b in found if (a or b) and (a or b) != "/dev/null"))
+
+
+def _tail(result: str) -> str:
+    lines = [line for line in result.strip().splitlines() if line.strip()]
+    return "\n".join(lines[-5:])[:1000]
+
+
+def _task_id(result: str) -> str | None:
+    found = re.search(r"Task #?(\w+)", result)
+    return found.group(1) if found else None
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        number = int(float(value)) if value else None
+    except ValueError:
+        return None
+    return number if number is not None and number >= 1 else None
+
+
+def _float(value: str | None) -> float | None:
+    try:
+        return float(value) if value and value != "inf" else None
+    except ValueError:
+        return None
