@@ -262,7 +262,13 @@ def _units(root: SyntaxTreeNode, plan: ImportPlan) -> list[_Unit]:
                 stack.pop()
             parent = next((m for _, m in reversed(stack) if m), None)
             named = it.heading_item(name) if level > 1 else None
-            if not named and parent and level > 2 and re.search(r"\b(bug|issue|problem|error)s?\b", name, re.I):
+            if (
+                not named
+                and parent
+                and not parent.startswith("discovery")
+                and level > 2
+                and re.search(r"\b(bug|issue|problem|error)s?\b", name, re.I)
+            ):
                 named = ("discovery:old" if re.search(r"\bold\b", name, re.I) else "discovery", name)  # `### X Bug in Old Code`
             if named and named[0] == "task" and parent and parent.startswith("task"):
                 named = (parent, named[1])  # `### Feature 1` under Done is done
