@@ -118,3 +118,10 @@ def test_apply_patch_and_odd_input_never_raise() -> None:
     a.tool("TodoWrite", {"todos": [None, {"content": ""}, {"content": "x", "status": 3}]})
     a.tool("TaskUpdate", {"taskId": "9", "status": "completed"})
     assert [f.path for f in of(p, File)] == ["src/a.py"]
+
+
+def test_url_credentials_never_reach_a_reference() -> None:
+    p = plan()
+    Actions(p).user_urls("git remote add origin https://ann:p4ssw0rd@example.com/repo.git")
+    refs = of(p, Reference)
+    assert len(refs) == 1 and "p4ssw0rd" not in refs[0].model_dump_json()

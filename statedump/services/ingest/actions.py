@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from statedump.core.redact import redact_text
 from statedump.models import Benchmark, Command, Compat, Discovery, File, Links, Metric, Reference, Task
 from statedump.services.flags import parse_command
 from statedump.services.ingest.launch import Launch, classify
@@ -56,6 +57,10 @@ _FP8 = re.compile(r"Using FP8 KV cache but no scaling factors provided[^\n]*")
 _CUDA = re.compile(r"(?:CUDA error|RuntimeError: CUDA)[^\n]*")
 _TRACE_LAST = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception|Exit|Interrupt)(?::[^\n]*)?)$", re.M)
 _GARBAGE = re.compile(r"!{6,}|\bNaN\b|\bnan\b")
+_SPECIAL = re.compile(r"[\\'\"`$(){}<>|&;#*?~\[\]!\n]")
+_MAY_LAUNCH = re.compile(
+    r"sglang|vllm|trtllm|docker|podman|nerdctl|compose|bench|genai-perf|guidellm|aiperf|serve|llama-server|lmdeploy|text-generation"
+)
 _RESULT_HEAD = re.compile(r"=+\s*Serving Benchmark Result\s*=+")
 _METRIC = re.compile(r"^\s*([A-Za-z][A-Za-z0-9 ./%_-]*?)\s*(?:\(([^()]+)\))?\s*:\s*(-?[0-9][0-9,]*(?:\.[0-9]+)?|inf)\s*$")
 _COUNTS = {
@@ -79,7 +84,14 @@ class _Launch:
     record: Command
     launch: Launch
     failed: bool
-    flags: dict[str, list[str | None]]
+    _flags: dict[str, list[str | None]] | None = None
+
+    @property
+    def flags(self) -> dict[str, list[str | None]]:
+        """The launch's flags, read when a compat cell needs them (the shell reading is slow)."""
+        if self._flags is None:
+            self._flags = parse_command(self.record.text).flags
+        return self._flags
 
 
 @dataclass
@@ -93,6 +105,7 @@ class Actions:
     tasks: dict[str, str] = field(default_factory=dict)
     """A tool's own task id -> the record id (TaskCreate / TaskUpdate)."""
     _launches: list[_Launch] = field(default_factory=list)
+    _launch_ids: set[str] = field(default_factory=set)
     _files: dict[str, File] = field(default_factory=dict)
     _urls: set[str] = field(default_factory=set)
     _failed: set[str] = field(default_factory=set)
@@ -189,13 +202,12 @@ class Actions:
 
     def shell(self, text: str, result: str = "", is_error: bool = False, source: str = "", at: datetime | None = None) -> None:
         """A shell command the agent ran, with what it printed."""
-        parsed = parse_command(text)
-        launches = [found for words in parsed.programs if (found := classify(words)) is not None]
         failed = is_error or failed_result(result)
+        launches = [found for words in programs(text) if (found := classify(words)) is not None] if _MAY_LAUNCH.search(text) else []
         server = next((f for f in launches if f.kind in ("server", "container", "compose")), None)
         bench = next((f for f in launches if f.kind == "benchmark"), None)
         if server is not None:
-            self._server(text, server, result, failed, source, at, parsed.flags)
+            self._server(text, server, result, failed, source, at)
         if bench is not None:
             self._benchmark(text, bench, result, failed, source, at)
         if server is None and bench is None and failed:
@@ -216,16 +228,15 @@ class Actions:
                 )
             )
 
-    def _server(
-        self, text: str, found: Launch, result: str, failed: bool, source: str, at: datetime | None, flags: dict[str, list[str | None]]
-    ) -> None:
+    def _server(self, text: str, found: Launch, result: str, failed: bool, source: str, at: datetime | None) -> None:
         said = " ".join(text.split())
-        failed = failed or any(category == "risk" for _, category in findings(result))
+        found_now = findings(result)
+        failed = failed or any(category == "risk" for _, category in found_now)
         record_id = self.plan.readable_id("launch", found.title(), key=f"launch:{said}")
-        for earlier in self._launches:
-            if earlier.record.status == "current" and earlier.record.id != record_id:
-                earlier.record = earlier.record.model_copy(update={"status": "previous"})
-                self.plan.add(earlier.record)
+        if self._launches and (earlier := self._launches[-1]).record.status == "current" and earlier.record.id != record_id:
+            # (Only the last launch can be current: each new one makes the one before it previous.)
+            earlier.record = earlier.record.model_copy(update={"status": "previous"})
+            self.plan.add(earlier.record)
         command = Command(
             id=record_id,
             title=found.title()[:300],
@@ -236,9 +247,11 @@ class Actions:
             tags=[self.agent, found.kind],
         )
         self.plan.add(command)
-        self._launches = [e for e in self._launches if e.record.id != record_id]
-        self._launches.append(_Launch(command, found, failed, flags))
-        self._findings(result, record_id, source, at)
+        if record_id in self._launch_ids:
+            self._launches = [e for e in self._launches if e.record.id != record_id]
+        self._launch_ids.add(record_id)
+        self._launches.append(_Launch(command, found, failed))
+        self._findings(found_now, record_id, source, at)
         if not failed:
             self._compat(self._launches[-1])
 
@@ -253,7 +266,7 @@ class Actions:
         metrics = result_metrics(result)
         server = self.server()
         if server is not None:
-            self._findings(result, server, source, at)
+            self._findings(findings(result), server, source, at)
         if not metrics:
             return
         parsed = parse_command(" ".join(shlex.quote(w) for w in found.words))
@@ -289,8 +302,8 @@ class Actions:
             )
         )
 
-    def _findings(self, result: str, command_id: str, source: str, at: datetime | None) -> None:
-        for text, category in findings(result):
+    def _findings(self, found: list[tuple[str, str]], command_id: str, source: str, at: datetime | None) -> None:
+        for text, category in found:
             self.plan.add(
                 Discovery(
                     id=stable_id("disc", text, key=f"{command_id}:{text}"),
@@ -355,7 +368,8 @@ class Actions:
 
     def reference(self, url: str, source: str = "", at: datetime | None = None, what: str | None = None) -> None:
         """A page the agent fetched or the person pointed to: one record per URL."""
-        url = url.rstrip(".,;:")
+        # Credentials in a URL (`https://user:secret@host`) never reach a record, its id or a commit.
+        url = re.sub(r"^([a-z][a-z0-9+.-]*://)[^/@\s]*@", r"\1", redact_text(url.rstrip(".,;:")), flags=re.I)
         if url in self._urls:
             return
         self._urls.add(url)
@@ -385,9 +399,9 @@ class Actions:
 
 def failed_result(result: str) -> bool:
     """True when a command's output says it failed: a non-zero exit code or a traceback at its end."""
-    if _EXIT.search(result):
-        return True
     tail = result[-4000:]
+    if "xit" in result and _EXIT.search(result):
+        return True
     return "Traceback (most recent call last)" in tail and bool(_TRACE_LAST.search(tail))
 
 
@@ -396,15 +410,15 @@ def findings(result: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     if not result:
         return out
-    if found := _FP8.search(result):
+    if "FP8 KV cache" in result and (found := _FP8.search(result)):
         out.append((found.group(0).strip(), "finding"))
-    if found := _CUDA.search(result):
+    if "CUDA" in result and (found := _CUDA.search(result)):
         out.append((found.group(0).strip()[:300], "risk"))
     if "Traceback (most recent call last)" in result:
         last = _TRACE_LAST.findall(result.rsplit("Traceback (most recent call last)", 1)[-1])
         if last:
             out.append((last[-1].strip()[:300], "risk"))
-    if _GARBAGE.search(result) and not _RESULT_HEAD.search(result):
+    if ("!!!!!!" in result or "nan" in result or "NaN" in result) and _GARBAGE.search(result) and "Benchmark Result" not in result:
         out.append(("the model's output was garbage (NaN / '!!!!'): numerically broken", "risk"))
     seen: set[str] = set()
     return [(t, c) for t, c in out if not (t in seen or seen.add(t))]  # type: ignore[func-returns-value]
@@ -431,6 +445,15 @@ def result_metrics(result: str) -> list[Metric]:
         names.add(name)
         out.append(Metric(name=name, value=float(value), unit=unit))
     return out
+
+
+def programs(text: str) -> list[list[str]]:
+    """Each simple command's words: split on blanks when the text has nothing a shell would
+    read differently (quotes, escapes, expansions, operators), else read by `parse_command`."""
+    plain = text.replace("\\\n", " ")
+    if not _SPECIAL.search(plain):
+        return [plain.split()] if plain.strip() else []
+    return parse_command(text).programs
 
 
 def patched_files(patch: str) -> list[str]:

@@ -10,9 +10,11 @@ and become checkpoints; so does an empty user message followed by a state dump.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from statedump.services.ingest.actions import Actions
 from statedump.services.ingest.jsonl import Progress, iter_jsonl
 from statedump.services.ingest.plan import ImportPlan
 from statedump.services.ingest.transcript import Transcript, when
@@ -76,6 +78,33 @@ come before it (as Claude Code writes them); for a user line, group 2 says that 
 `message.content` starts with a `tool_result` block."""
 _ENVELOPE = ("id", "cwd", "branch", "started")
 
+TOOLS = ("Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch", "TodoWrite", "TaskCreate", "TaskUpdate")
+"""The tools whose calls become records (see actions.py); other tool rounds stay unparsed."""
+_NOW = frozenset({"TodoWrite", "TaskUpdate"})
+"""Calls read when they are made: their results add nothing."""
+_WANTED = re.compile(rb'"name"' + _W + rb":" + _W + rb'"(?:' + b"|".join(t.encode() for t in TOOLS) + rb')"')
+_TOOL_ID = re.compile(rb'"tool_use_id"' + _W + rb":" + _W + rb'"([^"\\]{1,200})"')
+
+
+class _Calls:
+    """`_PassOver`, but for the tool calls actions.py reads (`TOOLS`) and their results: an
+    assistant line that calls one of them is parsed, and so is the result of a call that waits."""
+
+    def __init__(self, over: _PassOver):
+        self.over = over
+        self.pending: dict[str, tuple[str, dict[str, Any], str]] = {}
+        """tool_use id -> (tool, input, source) of a call whose result is still to come."""
+
+    def __call__(self, buf: bytes, start: int, end: int) -> bool:
+        if not self.over(buf, start, end):
+            return False
+        call = buf.find(b'"tool_use"', start, end)
+        if call >= 0 and _WANTED.search(buf, call, end):
+            return False
+        if self.pending and (found := _TOOL_ID.search(buf, start, end)) is not None:
+            return found.group(1).decode("utf-8", "replace") not in self.pending
+        return True
+
 
 class _PassOver:
     """Decides, from a line's bytes, that reading it fully would change nothing in the plan.
@@ -134,7 +163,9 @@ def read(path: Path, progress: Progress | None = None, *, parse_all: bool = Fals
     talk = Transcript(plan, "claude-code")
     version = None
     over = _PassOver(plan, talk)
-    lines = iter_jsonl(path, plan, "Claude Code transcript (JSONL)", progress, None if parse_all else over)
+    calls = _Calls(over)
+    acts = Actions(plan, agent="claude-code")
+    lines = iter_jsonl(path, plan, "Claude Code transcript (JSONL)", progress, None if parse_all else calls)
     for number, line in lines:
         kind = line.get("type")
         if kind in ("summary", "custom-title"):
@@ -158,6 +189,7 @@ def read(path: Path, progress: Progress | None = None, *, parse_all: bool = Fals
             if isinstance(model, str) and not model.startswith("<"):
                 plan.fact("model_used", model)
             talk.assistant(_assistant_text(message), key, at)
+            _calls(message, key, at, acts, calls.pending)
         elif kind == "user":
             if line.get("isCompactSummary"):
                 text = _user_text(message.get("content")) or ""
@@ -166,7 +198,13 @@ def read(path: Path, progress: Progress | None = None, *, parse_all: bool = Fals
                 typed = _user_text(message.get("content"))
                 if typed is not None:
                     talk.user(typed, key, at)
+                    acts.user_urls(typed, key, at)
+                else:
+                    _results(message, at, acts, calls.pending)
     talk.finish()
+    for name, args, source in calls.pending.values():
+        acts.tool(name, args, "", False, source)
+    acts.finish()
     if version:
         plan.fact("agent", f"Claude Code {version}" + (f" ({plan.session['model_used']})" if "model_used" in plan.session else ""))
     elif "model_used" in plan.session:
@@ -175,3 +213,45 @@ def read(path: Path, progress: Progress | None = None, *, parse_all: bool = Fals
     if "title" not in plan.session and "cwd" in plan.session:
         plan.fact("title", f"Claude Code session in {plan.session['cwd']}")
     return plan
+
+
+def _calls(
+    message: dict[str, Any], key: str, at: datetime | None, acts: Actions, pending: dict[str, tuple[str, dict[str, Any], str]]
+) -> None:
+    """The assistant's tool calls: those read now are handed over, the others wait for their result."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return
+    for block in content:
+        if not isinstance(block, dict) or block.get("type") != "tool_use" or block.get("name") not in TOOLS:
+            continue
+        name, args = str(block["name"]), block.get("input")
+        if not isinstance(args, dict):
+            continue
+        if name in _NOW:
+            acts.tool(name, args, "", False, key, at)
+        elif isinstance(block.get("id"), str):
+            pending[block["id"]] = (name, args, key)
+
+
+def _results(message: dict[str, Any], at: datetime | None, acts: Actions, pending: dict[str, tuple[str, dict[str, Any], str]]) -> None:
+    """Tool results for calls that wait for them."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return
+    for block in content:
+        if not isinstance(block, dict) or block.get("type") != "tool_result":
+            continue
+        call = pending.pop(str(block.get("tool_use_id")), None)
+        if call is None:
+            continue
+        name, args, source = call
+        acts.tool(name, args, _result_text(block.get("content")), block.get("is_error") is True, source, at)
+
+
+def _result_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ""
