@@ -1,11 +1,14 @@
-"""opencode sessions: `opencode export <id>` JSON, or the `opencode.db` SQLite store.
+"""opencode sessions: `opencode export <id>` JSON, the `opencode.db` SQLite store (1.2 and
+later), or the `storage/` folder of JSON files opencode kept before 1.2 (`opencode_storage`).
 
 Both hold a session's info and its messages with their parts. Text parts of user
 messages become instructions (the message id as source); a user message that carries a
 `compaction` part asks for a summary, and the assistant message marked `summary: true`
 holds it: it is imported as Markdown and becomes a checkpoint. An empty user message
 followed by a state dump is a checkpoint too. From the database the most recently updated
-top-level session is read; the report names the others.
+top-level session is read; the report names the others. Acknowledgements ("thanks", "ok")
+are no instruction. Tool parts go to `opencode_tools` (todo lists, shell commands, edited
+files, subagent tasks and their child sessions).
 """
 
 from __future__ import annotations
@@ -17,7 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from statedump.core.errors import StatedumpError
+from statedump.services.ingest import opencode_storage
+from statedump.services.ingest.chatter import is_chatter
 from statedump.services.ingest.jsonl import Progress, check_file, read_json
+from statedump.services.ingest.opencode_tools import OpencodeTools
 from statedump.services.ingest.plan import ImportPlan
 from statedump.services.ingest.transcript import Transcript, when
 
@@ -45,6 +51,7 @@ def _text(parts: list[dict[str, Any]]) -> str:
 
 def _walk(plan: ImportPlan, messages: Iterator[Message], progress: Progress | None, total: int) -> None:
     talk = Transcript(plan, "opencode")
+    tools = OpencodeTools(plan)
     model = None
     for count, (info, parts) in enumerate(messages, start=1):
         if progress is not None and count % 100 == 0:
@@ -60,13 +67,22 @@ def _walk(plan: ImportPlan, messages: Iterator[Message], progress: Progress | No
                 model = model or f"{chosen.get('providerID', '')}/{chosen['modelID']}".strip("/")
             if any(p.get("type") == "compaction" for p in parts):
                 continue  # the request for a summary, not the person's words
-            talk.user(_text(parts), key, at)
+            text = _text(parts)
+            if is_chatter(text):
+                talk.summary("", key, at, "")  # the person's turn, with nothing to do in it
+            else:
+                talk.user(text, key, at)
+                tools.user_text(text, f"opencode {key}", at)
         elif role == "assistant":
+            for part in parts:
+                if part.get("type") == "tool":
+                    tools.part(part, f"opencode {key}", at)
             if info.get("summary") is True:
                 talk.summary(_text(parts), key, at, "compaction summary")
             else:
                 talk.assistant(_text(parts), key, at)
     talk.finish()
+    tools.finish()
     if model:
         current = plan.session.get("agent")
         plan.session["agent"] = f"{current} ({model})" if current else f"opencode ({model})"
@@ -147,9 +163,22 @@ def _from_db(plan: ImportPlan, path: Path, progress: Progress | None) -> None:
         db.close()
 
 
+def _from_storage(plan: ImportPlan, root: Path, path: Path, progress: Progress | None) -> None:
+    info = opencode_storage.pick_session(plan, root, path)
+    _info(plan, info)
+    infos, walk = opencode_storage.messages(plan, root, str(info["id"]))
+    if not infos:
+        plan.notes.append(f"session {info['id']} has no messages in the storage folder")
+    _walk(plan, walk, progress, len(infos))
+
+
 def read(path: Path, progress: Progress | None = None) -> ImportPlan:
-    """Read an opencode export or database into a plan."""
+    """Read an opencode export, database or storage folder into a plan."""
     plan = ImportPlan("opencode", path)
+    root = opencode_storage.storage_root(path if path.is_dir() else path.parent)
+    if root is not None and (path.is_dir() or path.parent.parent.parent == root):
+        _from_storage(plan, root, path, progress)
+        return plan
     if path.is_file():
         with open(path, "rb") as fh:
             magic = fh.read(len(_SQLITE_MAGIC))
@@ -157,5 +186,9 @@ def read(path: Path, progress: Progress | None = None) -> ImportPlan:
             _from_db(plan, path, progress)
             return plan
     check_file(path, "opencode export (JSON)")
-    _from_export(plan, read_json(path, "opencode export (JSON)"), progress)
+    try:
+        data = read_json(path, "opencode export (JSON)")
+    except RecursionError:
+        raise StatedumpError("not an opencode export: the JSON nests too deeply to read", where=path) from None
+    _from_export(plan, data, progress)
     return plan
