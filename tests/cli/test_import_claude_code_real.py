@@ -112,3 +112,68 @@ def test_reference_session_shape(tmp_path: Path) -> None:
         assert cells.get("--moe-runner-backend (default)") == "fails"
         assert [(t.title, t.status) for t in by["task"]] == [("Launch server", "done")]
         assert [f.path for f in by["file"]] == ["/home/ann/deploy/launch.sh"]
+
+
+def test_rewound_branch_is_superseded(tmp_path: Path) -> None:
+    b = Builder()
+    b.user("Start with the first idea")
+    fork = b.rows[-1]["uuid"]
+    b.user("I very much like this idea")
+    b.user("and expand it")
+    b.rows.append(
+        {**b.rows[1], "uuid": "99999999-0000-4000-8000-000000000001", "message": {"role": "user", "content": "I don't like this idea"}}
+    )
+    b.rows[-1]["parentUuid"] = fork
+    path = b.write(tmp_path / "rewind.jsonl")
+    status = {r.quote: r.status for r in claude_code.read(path).records if r.kind == "instruction"}  # type: ignore[attr-defined]
+    assert status == {
+        "Start with the first idea": "active",
+        "I very much like this idea": "superseded",
+        "and expand it": "superseded",
+        "I don't like this idea": "active",
+    }
+
+
+def test_summary_lines_of_other_sessions_are_not_the_title(tmp_path: Path) -> None:
+    b = Builder()
+    b.user("hello there, fix the build")
+    b.rows.insert(0, {"type": "summary", "summary": "Another session's title", "leafUuid": "not-in-this-file"})
+    b.rows.insert(1, {"type": "summary", "summary": "This session", "leafUuid": b.rows[-1]["uuid"]})
+    assert claude_code.read(b.write(tmp_path / "s.jsonl")).session["title"] == "This session"
+
+
+def test_subagent_file_imports_alone(tmp_path: Path) -> None:
+    b = Builder()
+    b.user("You are alice. Write the comparison section")
+    b.call("Write", {"file_path": "work/research.md", "content": "x"}, "File created successfully")
+    for row in b.rows:
+        row.update(isSidechain=True, agentId="a36efb2a")
+    plan = claude_code.read(b.write(tmp_path / "agent-a36efb2a.jsonl"))
+    assert {r.kind for r in plan.records} == {"instruction", "file"}
+
+
+def test_compaction_subagent_gives_its_summary_not_its_prompt(tmp_path: Path) -> None:
+    b = Builder()
+    b.user("Your task is to create a detailed summary of the conversation so far")
+    summary = "<analysis>x</analysis><summary>\\n1. Primary Request and Intent:\\n   Build the viewer\\n\\n2. Pending Tasks:\\n   - Port the renderer\\n</summary>"
+    b._line(
+        "assistant",
+        {"role": "assistant", "model": "claude-opus-4-5", "content": [{"type": "text", "text": summary.replace("\\\\n", "\\n")}]},
+    )
+    for row in b.rows:
+        row.update(isSidechain=True, agentId="acompact-e1f845")
+    plan = claude_code.read(b.write(tmp_path / "agent-acompact-e1f845.jsonl"))
+    assert not [r for r in plan.records if r.kind == "instruction" and "detailed summary" in r.quote]  # type: ignore[attr-defined]
+    assert plan.checkpoints and plan.records
+
+
+def test_inline_sidechain_tool_calls_count_but_its_prompt_is_no_instruction(tmp_path: Path) -> None:
+    b = Builder()
+    b.user("Update CLAUDE.md")
+    b.user("Analyze the project structure")
+    b.rows[-1].update(isSidechain=True, parentUuid=None)
+    b.call("Bash", {"command": "tree /p -L 3"}, "Exit code 127\ntree: command not found", is_error=True)
+    b.rows[-1]["isSidechain"] = b.rows[-2]["isSidechain"] = True
+    plan = claude_code.read(b.write(tmp_path / "inline.jsonl"))
+    assert [r.quote for r in plan.records if r.kind == "instruction"] == ["Update CLAUDE.md"]  # type: ignore[attr-defined]
+    assert [(r.status, r.text) for r in plan.records if r.kind == "command"] == [("failed", "tree /p -L 3")]  # type: ignore[attr-defined]

@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from statedump.models import Instruction
 from statedump.services.ingest.actions import Actions
 from statedump.services.ingest.jsonl import Progress, iter_jsonl
 from statedump.services.ingest.plan import ImportPlan
@@ -166,12 +167,37 @@ def read(path: Path, progress: Progress | None = None, *, parse_all: bool = Fals
     calls = _Calls(over)
     acts = Actions(plan, agent="claude-code")
     lines = iter_jsonl(path, plan, "Claude Code transcript (JSONL)", progress, None if parse_all else calls)
+    alone: bool | None = None
+    """A subagent's own file (its first line is a sidechain): its sidechain lines are its conversation."""
+    compacting = False
+    titles: list[tuple[str, object]] = []
+    prompts: dict[str, list[str]] = {"": []}
+    uuids: set[str] = set()
     for number, line in lines:
         kind = line.get("type")
-        if kind in ("summary", "custom-title"):
-            plan.fact("title", line.get("customTitle") or line.get("summary"))
+        if kind == "custom-title":
+            plan.fact("title", line.get("customTitle"))
             continue
-        if kind not in ("user", "assistant", "system") or line.get("isSidechain"):
+        if kind == "summary":
+            # 1.0.x puts the titles of the project's other sessions at the top: only a title whose
+            # leaf is in this file is this session's (decided at the end).
+            if isinstance(line.get("summary"), str):
+                titles.append((line["summary"], line.get("leafUuid")))
+            continue
+        if kind not in ("user", "assistant", "system"):
+            continue
+        if isinstance(line.get("uuid"), str):
+            uuids.add(line["uuid"])
+        if alone is None:
+            alone = bool(line.get("isSidechain"))
+            compacting = alone and str(line.get("agentId") or "").startswith("acompact")
+        if line.get("isSidechain") and not alone:
+            # An inline subagent's turns: what it ran counts, what it was told is not the person's.
+            inline = line.get("message")
+            if isinstance(inline, dict) and kind == "assistant":
+                _calls(inline, str(line.get("uuid") or f"{path.name}:{number}"), when(line.get("timestamp")), acts, calls.pending)
+            elif isinstance(inline, dict) and kind == "user":
+                _results(inline, when(line.get("timestamp")), acts, calls.pending)
             continue
         session_id = line.get("sessionId")
         if isinstance(session_id, str):
@@ -188,7 +214,12 @@ def read(path: Path, progress: Progress | None = None, *, parse_all: bool = Fals
             model = message.get("model")
             if isinstance(model, str) and not model.startswith("<"):
                 plan.fact("model_used", model)
-            talk.assistant(_assistant_text(message), key, at)
+            said = _assistant_text(message)
+            if compacting and "<summary>" in said:
+                summary = said.split("<summary>", 1)[1].split("</summary>", 1)[0]
+                talk.summary(summary, key, at, "compaction summary (written by the compaction subagent)")
+            else:
+                talk.assistant(said, key, at)
             _calls(message, key, at, acts, calls.pending)
         elif kind == "user":
             if line.get("isCompactSummary"):
@@ -196,12 +227,18 @@ def read(path: Path, progress: Progress | None = None, *, parse_all: bool = Fals
                 talk.summary(text, key, at, "compaction summary")
             elif not line.get("isMeta"):
                 typed = _user_text(message.get("content"))
+                if compacting and typed is not None:
+                    continue  # the compaction prompt, not the person's words
                 if typed is not None:
+                    _fork(plan, prompts, line.get("parentUuid"), key)
                     talk.user(typed, key, at)
                     acts.user_urls(typed, key, at)
                 else:
                     _results(message, at, acts, calls.pending)
     talk.finish()
+    for title, leaf in titles:
+        if leaf in uuids or leaf is None:
+            plan.fact("title", title)
     for name, args, source in calls.pending.values():
         acts.tool(name, args, "", False, source)
     acts.finish()
@@ -255,3 +292,18 @@ def _result_text(content: Any) -> str:
     if isinstance(content, list):
         return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
     return ""
+
+
+def _fork(plan: ImportPlan, prompts: dict[str, list[str]], parent: object, key: str) -> None:
+    """A typed prompt whose parent an earlier prompt already had: the session was rewound there,
+    and what was asked on the abandoned branch (that prompt and those after it) is superseded."""
+    order = prompts[""]
+    if isinstance(parent, str) and parent:
+        earlier = prompts.get(parent)
+        if earlier:
+            gone = set(order[order.index(earlier[0]) :])
+            for record in plan.records:
+                if isinstance(record, Instruction) and record.source in gone and record.status != "superseded":
+                    plan.add(record.model_copy(update={"status": "superseded"}))
+        prompts.setdefault(parent, []).append(key)
+    order.append(key)
