@@ -117,7 +117,7 @@ def test_an_encrypted_compaction_is_a_checkpoint_without_text(tmp_path: Path) ->
     )
     plan = read_plan("codex", path)
     assert [c.message for c in plan.checkpoints] == ["compaction (summary encrypted)"] * 2
-    assert [r.kind for r in plan.records] == ["instruction"]
+    assert [r.kind for r in plan.records] == ["instruction", "goal"]
 
 
 def test_newer_line_types_are_counted_and_passed_over(tmp_path: Path) -> None:
@@ -127,7 +127,7 @@ def test_newer_line_types_are_counted_and_passed_over(tmp_path: Path) -> None:
     ]
     path = _rollout(tmp_path / "r.jsonl", [_META, *odd, _user_event("Run the vLLM benchmark at concurrency 8.", "2026-07-01T10:02:00Z")])
     plan = read_plan("codex", path)
-    assert plan.skipped == [] and [r.kind for r in plan.records] == ["instruction"]
+    assert plan.skipped == [] and [r.kind for r in plan.records] == ["instruction", "goal"]
     assert any("passed over 4 lines" in n and "world_state (2)" in n and "rollout_reference (1)" in n for n in plan.notes), plan.notes
 
 
@@ -294,6 +294,22 @@ def test_bash_parts_go_to_the_shared_shell_handling(tmp_path: Path) -> None:
     path.write_text(json.dumps(export))
     texts = [r.text for r in read_plan("opencode", path).records if r.kind == "command"]  # type: ignore[attr-defined]
     assert texts == ["python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2"]
+
+
+def test_requests_the_agent_worked_on_and_moved_past_are_done_and_the_first_is_the_goal() -> None:
+    plan = read_plan("codex", LEGACY)
+    statuses = [(r.title[:20], r.status) for r in plan.records if r.kind == "instruction"]
+    assert statuses == [
+        ("What's the next task", "done"),
+        ("check codebase to se", "done"),
+        ("instructions/devin.m", "done"),
+        ("prime context for th", "active"),
+    ]
+    assert [r.title for r in plan.records if r.kind == "goal"] == [statuses and plan.records[0].title]
+    # The last request stays active until the agent closes its turn; a standing rule stays active.
+    pocket = read_plan("opencode", OPENCODE / "pocketcoder-ses-n8n-mcp.json")
+    last = [r for r in pocket.records if r.kind == "instruction"][-1]
+    assert last.status == "active"
 
 
 def test_opencode_acknowledgements_are_no_instructions() -> None:

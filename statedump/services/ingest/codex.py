@@ -26,6 +26,7 @@ from statedump.services.ingest.codex_tools import CodexTools
 from statedump.services.ingest.jsonl import Progress, iter_jsonl
 from statedump.services.ingest.plan import CheckpointMark, ImportPlan, short_hash
 from statedump.services.ingest.transcript import Transcript, when
+from statedump.services.ingest.turns import Turns
 from statedump.services.ingest.zst import decompressed, is_zstd
 
 _INJECTED = (
@@ -108,6 +109,7 @@ class _Reader:
         self.plan = plan
         self.talk = Transcript(plan, "codex")
         self.tools = CodexTools(plan)
+        self.turns = Turns(plan, "codex")
         self.model: object = None
         self.enveloped = False
         self.passed: Counter[str] = Counter()
@@ -120,7 +122,9 @@ class _Reader:
         if is_chatter(text):
             self.talk.summary("", source, at, "")  # a turn of the person's, but nothing to do
             return
+        known = self.turns.before()
         self.talk.user(text, source, at)
+        self.turns.request(known)
         if text.strip():
             self.tools.user_text(text, source, at)
 
@@ -176,7 +180,10 @@ class _Reader:
             if ptype == "user_message":
                 self.event_user(str(payload.get("message") or ""), stamp, at)
             elif ptype == "agent_message":
+                self.turns.did()
                 self.talk.assistant(str(payload.get("message") or ""), key, at)
+            elif ptype == "task_complete":
+                self.turns.closed()
         elif kind == "compacted":
             self.compacted(payload, key, at)
         elif kind == "response_item":
@@ -197,11 +204,12 @@ class _Reader:
             return
         self.flush()
         if kind == "message" and item.get("role") == "assistant":
+            self.turns.did()
             self.talk.assistant(_texts(item.get("content")), key, at)
         elif kind == "compaction" and item.get("encrypted_content"):
             self.encrypted(key, at)
-        else:
-            self.tools.item(item, stamp, at)
+        elif self.tools.item(item, stamp, at):
+            self.turns.did()
 
     def line(self, number: int, line: dict[str, Any]) -> None:
         at = when(line.get("timestamp"))
@@ -229,6 +237,7 @@ class _Reader:
         self.flush()
         self.talk.finish()
         self.tools.finish()
+        self.turns.settle()
         plan = self.plan
         if self.passed:
             kinds = ", ".join(f"{k} ({n})" for k, n in sorted(self.passed.items()))

@@ -26,6 +26,7 @@ from statedump.services.ingest.jsonl import Progress, check_file, read_json
 from statedump.services.ingest.opencode_tools import OpencodeTools
 from statedump.services.ingest.plan import ImportPlan
 from statedump.services.ingest.transcript import Transcript, when
+from statedump.services.ingest.turns import Turns
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -52,6 +53,7 @@ def _text(parts: list[dict[str, Any]]) -> str:
 def _walk(plan: ImportPlan, messages: Iterator[Message], progress: Progress | None, total: int) -> None:
     talk = Transcript(plan, "opencode")
     tools = OpencodeTools(plan)
+    turns = Turns(plan, "opencode")
     model = None
     for count, (info, parts) in enumerate(messages, start=1):
         if progress is not None and count % 100 == 0:
@@ -71,9 +73,15 @@ def _walk(plan: ImportPlan, messages: Iterator[Message], progress: Progress | No
             if is_chatter(text):
                 talk.summary("", key, at, "")  # the person's turn, with nothing to do in it
             else:
+                known = turns.before()
                 talk.user(text, key, at)
+                turns.request(known)
                 tools.user_text(text, f"opencode {key}", at)
         elif role == "assistant":
+            if any(p.get("type") in ("text", "tool") for p in parts):
+                turns.did()
+            if info.get("finish") == "stop":
+                turns.closed()
             for part in parts:
                 if part.get("type") == "tool":
                     tools.part(part, f"opencode {key}", at)
@@ -83,6 +91,7 @@ def _walk(plan: ImportPlan, messages: Iterator[Message], progress: Progress | No
                 talk.assistant(_text(parts), key, at)
     talk.finish()
     tools.finish()
+    turns.settle()
     if model:
         current = plan.session.get("agent")
         plan.session["agent"] = f"{current} ({model})" if current else f"opencode ({model})"
