@@ -125,3 +125,11 @@ def test_url_credentials_never_reach_a_reference() -> None:
     Actions(p).user_urls("git remote add origin https://ann:p4ssw0rd@example.com/repo.git")
     refs = of(p, Reference)
     assert len(refs) == 1 and "p4ssw0rd" not in refs[0].model_dump_json()
+
+
+def test_subagent_call_is_a_task() -> None:
+    p = plan()
+    a = Actions(p)
+    a.tool("Task", {"description": "Search TypeScript 5.6 features", "prompt": "search the web"}, "TypeScript 5.6 adds…")
+    a.tool("Task", {"description": "Broken one"}, "The required parameter `prompt` is missing", is_error=True)
+    assert [(t.title, t.status) for t in of(p, Task)] == [("Search TypeScript 5.6 features", "done"), ("Broken one", "blocked")]

@@ -37,6 +37,8 @@ from statedump.services.ingest.plan import ImportPlan, one_line, short_hash, sta
 SHELL_TOOLS = {"bash", "shell", "exec", "exec_command", "local_shell", "run_shell_command", "execute_command", "run_terminal_cmd"}
 EDIT_TOOLS = {"write": "written", "edit": "edited", "multiedit": "edited", "notebookedit": "edited", "apply_patch": "patched"}
 FETCH_TOOLS = {"webfetch", "fetch", "web_fetch"}
+SUBAGENT_TOOLS = {"task", "agent", "spawn_agent"}
+"""Tools that hand work to a subagent: the work is a task, done when its answer came back."""
 TODO_TOOLS = {"todowrite", "update_plan", "todo_write"}
 
 TODO_STATUS = {
@@ -142,6 +144,11 @@ class Actions:
             subject = args.get("subject") or args.get("description")
             if isinstance(subject, str) and subject.strip():
                 self.task(subject, "todo", source, at, tool_id=_task_id(result), body=str(args.get("description") or "") or None)
+        elif low in SUBAGENT_TOOLS:
+            what = args.get("description") or args.get("prompt")
+            if isinstance(what, str) and what.strip():
+                state = "blocked" if is_error else ("done" if result.strip() else "in-progress")
+                self.task(one_line(what, 200), state, source, at, body=str(args.get("prompt") or "")[:2000] or None, tags=["subagent"])
         elif low == "taskupdate":
             tid, status = str(args.get("taskId") or ""), args.get("status")
             if tid in self.tasks and isinstance(status, str):
@@ -173,6 +180,7 @@ class Actions:
         tool_id: str | None = None,
         priority: int | None = None,
         body: str | None = None,
+        tags: list[str] | None = None,
     ) -> Task:
         said = " ".join(text.split())
         record_id = self.plan.readable_id("task", one_line(said, 40), key=f"task:{said}")
@@ -185,7 +193,7 @@ class Actions:
             at=at,
             priority=priority,
             body=body or (old.body if old is not None else None),
-            tags=[self.agent, "plan"],
+            tags=[self.agent, *(tags or ["plan"])],
             links=old.links if old is not None else Links(),
         )
         self.plan.add(task)

@@ -79,7 +79,7 @@ come before it (as Claude Code writes them); for a user line, group 2 says that 
 `message.content` starts with a `tool_result` block."""
 _ENVELOPE = ("id", "cwd", "branch", "started")
 
-TOOLS = ("Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch", "TodoWrite", "TaskCreate", "TaskUpdate")
+TOOLS = ("Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch", "TodoWrite", "TaskCreate", "TaskUpdate", "Task", "Agent")
 """The tools whose calls become records (see actions.py); other tool rounds stay unparsed."""
 _NOW = frozenset({"TodoWrite", "TaskUpdate"})
 """Calls read when they are made: their results add nothing."""
