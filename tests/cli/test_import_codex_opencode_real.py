@@ -315,3 +315,20 @@ def test_requests_the_agent_worked_on_and_moved_past_are_done_and_the_first_is_t
 def test_opencode_acknowledgements_are_no_instructions() -> None:
     quotes = [r.quote for r in read_plan("opencode", OPENCODE / "pocketcoder-ses-n8n-mcp.json").records if r.kind == "instruction"]  # type: ignore[attr-defined]
     assert quotes and not any(q.strip().lower() == "ok proceed" for q in quotes)
+
+
+def test_a_subagents_report_is_a_discovery() -> None:
+    plan = read_plan("opencode", OPENCODE / "darkfactory-jolly-eagle-gitter-commit.json")
+    reports = [r for r in plan.records if r.kind == "discovery" and "subagent" in r.tags]
+    assert reports and "`b934703`" in (reports[0].body or "") and reports[0].status == "confirmed"
+
+
+def test_a_call_handing_work_on_that_never_returned_is_that_work_in_progress() -> None:
+    plan = read_plan("opencode", OPENCODE / "pocketcoder-ses-n8n-mcp.json")
+    assert [r.status for r in plan.records if r.kind == "task" and "Hackathon Success" in r.title] == ["in-progress"]
+
+
+def test_a_plans_explanation_is_what_the_agent_learned() -> None:
+    plan = read_plan("codex", LEGACY)
+    notes = [r for r in plan.records if r.kind == "discovery" and "plan" in r.tags]
+    assert [r.status for r in notes] == ["confirmed"] and "Memory server unavailable" in notes[0].title

@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from statedump.models import Discovery
 from statedump.services.ingest.actions import Actions
-from statedump.services.ingest.plan import ImportPlan
+from statedump.services.ingest.plan import ImportPlan, one_line
 
 _SHELLS = {"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash"}
 
@@ -112,6 +113,19 @@ class CodexTools:
                 )
         elif name == "update_plan":
             self.actions.tool("update_plan", {"plan": args.get("plan")}, result, failed, call.source, call.at)
+            note = args.get("explanation")
+            if isinstance(note, str) and len(note.strip()) >= 20:
+                # What the agent says it learned while restating its plan.
+                self.plan.add(
+                    Discovery(
+                        id=self.plan.readable_id("disc", one_line(note, 40), key=f"plan-note:{note}"),
+                        title=one_line(note, 200),
+                        body=note.strip() if len(note) > 200 else None,
+                        source=call.source or None,
+                        at=call.at,
+                        tags=["codex", "plan"],
+                    )
+                )
         elif "fetch" in name and isinstance(args.get("url"), str):
             self.actions.tool("webfetch", {"url": args["url"]}, result, failed, call.source, call.at)
         else:

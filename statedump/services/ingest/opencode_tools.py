@@ -9,10 +9,13 @@ import re
 from datetime import datetime
 from typing import Any
 
+from statedump.models import Discovery
 from statedump.services.ingest.actions import Actions
-from statedump.services.ingest.plan import ImportPlan
+from statedump.services.ingest.plan import ImportPlan, one_line
 
 _CHILD = re.compile(r"\btask_id:\s*(ses_[A-Za-z0-9]+)")
+_RESULT = re.compile(r"<task_result>\s*(.*?)\s*(?:</task_result>|$)", re.S)
+_DELEGATED = ("message", "prompt", "task", "instructions")
 _STATUS = {"completed": "done", "running": "in-progress", "pending": "in-progress", "error": "blocked"}
 
 
@@ -56,7 +59,11 @@ class OpencodeTools:
         if name in ("edit", "write") and "filePath" in args:
             args = {**args, "file_path": args["filePath"]}
         if status in ("pending", "running") and name != "todowrite":
-            return  # not done yet: nothing happened that a record could say
+            # Not done yet. A call that hands work on (a message or prompt for another agent) is that work, under way.
+            handed = next((args[k] for k in _DELEGATED if isinstance(args.get(k), str) and len(args[k].strip()) >= 20), None)
+            if handed is not None:
+                self.actions.task(handed, "in-progress", source, at, body=f"Handed on through {name}; the call had not returned.")
+            return
         self.actions.tool(name, args, result, failed, source, at)
 
     def _task(self, args: dict[str, Any], state: dict[str, Any], status: str, source: str, at: datetime | None) -> None:
@@ -74,7 +81,20 @@ class OpencodeTools:
             )
             if x
         )
-        self.actions.task(what, _STATUS.get(status, "todo"), source, at, body=body or None)
+        task = self.actions.task(what, _STATUS.get(status, "todo"), source, at, body=body or None)
+        found = _RESULT.search(str(state.get("output") or "")) if status == "completed" else None
+        if found is not None and found.group(1).strip():
+            report = found.group(1).strip()[:4000]
+            self.plan.add(
+                Discovery(
+                    id=self.plan.readable_id("disc", f"subagent {what}", key=f"subagent:{task.id}"),
+                    title=one_line(f"Subagent {agent or 'task'} reported on: {what}", 200),
+                    body=report,
+                    source=source or None,
+                    at=at,
+                    tags=["opencode", "subagent"],
+                )
+            )
         if child and child not in self.children:
             self.children.append(child)
 
