@@ -384,12 +384,35 @@ def _assistant(env: dict[str, Any], n: int, blocks: list[dict[str, Any]], **extr
     return {**env, "type": "assistant", "requestId": f"req_{n:08d}", "message": message}
 
 
+_EVERYDAY = (
+    "nvidia-smi",
+    "ls -la /models/Qwen3.5-397B-A17B-NVFP4",
+    "grep -n kv_cache_dtype python/sglang/srt/server_args.py",
+    "tail -n 50 /tmp/sglang.log",
+    "git -C ~/sglang log --oneline -5",
+    "curl -s http://127.0.0.1:30000/health",
+    "cat /etc/systemd/system/sglang-qwen35.service",
+    "pip show sgl-kernel flashinfer-python",
+)
+
+
+def _shell_command(rng: random.Random, text: _Text) -> str:
+    """What a working session runs: now and then a server launch or a benchmark, mostly
+    everyday commands (in the reference session, a few dozen launches among hundreds of calls)."""
+    roll = rng.random()
+    if roll < 0.03:
+        return text.command()
+    if roll < 0.05:
+        return "python -m sglang.bench_serving --backend sglang --dataset-name random --num-prompts 1024 --max-concurrency 1024 --random-input 1024 --random-output 1024"
+    return rng.choice(_EVERYDAY)
+
+
 def _tool_call(rng: random.Random, text: _Text, env: dict[str, Any], n: int) -> dict[str, Any]:
     """An assistant line that thinks, says something and runs a command (`toolu_<n>`)."""
     blocks: list[dict[str, Any]] = [
         {"type": "thinking", "thinking": text.paragraph(), "signature": "sig"},
         {"type": "text", "text": text.paragraph()},
-        {"type": "tool_use", "id": f"toolu_{n:08d}", "name": "Bash", "input": {"command": text.command()}},
+        {"type": "tool_use", "id": f"toolu_{n:08d}", "name": "Bash", "input": {"command": _shell_command(rng, text)}},
     ]
     usage = {"input_tokens": rng.randint(10, 99), "output_tokens": rng.randint(50, 900)}
     return _assistant(env, n, blocks, stop_reason="tool_use", usage=usage)

@@ -83,7 +83,14 @@ TOOLS = ("Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch", "Todo
 """The tools whose calls become records (see actions.py); other tool rounds stay unparsed."""
 _NOW = frozenset({"TodoWrite", "TaskUpdate"})
 """Calls read when they are made: their results add nothing."""
-_WANTED = re.compile(rb'"name"' + _W + rb":" + _W + rb'"(?:' + b"|".join(t.encode() for t in TOOLS) + rb')"')
+_WANTED = re.compile(rb'"name"' + _W + rb":" + _W + rb'"(?:' + b"|".join(t.encode() for t in TOOLS if t != "Bash") + rb')"')
+_SHELL = re.compile(rb'"name"' + _W + rb":" + _W + rb'"Bash"')
+_SERVING = re.compile(
+    rb"launch_server|sglang serve|vllm serve|api_server|trtllm-serve|bench_serving|benchmark_serving|vllm bench|genai-perf|guidellm|aiperf|docker run|docker compose|docker-compose"
+)
+"""What a shell call must name to be read: most shell calls of a session (ls, grep, git, cat)
+launch no server and run no benchmark, and parsing each of them (and waiting for its result)
+was most of an import's time. A failed shell call that names none of these is not recorded."""
 _TOOL_ID = re.compile(rb'"tool_use_id"' + _W + rb":" + _W + rb'"([^"\\]{1,200})"')
 
 
@@ -100,7 +107,7 @@ class _Calls:
         if not self.over(buf, start, end):
             return False
         call = buf.find(b'"tool_use"', start, end)
-        if call >= 0 and _WANTED.search(buf, call, end):
+        if call >= 0 and (_WANTED.search(buf, call, end) or (_SHELL.search(buf, call, end) and _SERVING.search(buf, call, end))):
             return False
         if self.pending and (found := _TOOL_ID.search(buf, start, end)) is not None:
             return found.group(1).decode("utf-8", "replace") not in self.pending
