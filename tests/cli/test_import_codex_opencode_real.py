@@ -117,7 +117,7 @@ def test_an_encrypted_compaction_is_a_checkpoint_without_text(tmp_path: Path) ->
     )
     plan = read_plan("codex", path)
     assert [c.message for c in plan.checkpoints] == ["compaction (summary encrypted)"] * 2
-    assert [r.kind for r in plan.records] == ["instruction", "goal"]
+    assert [r.kind for r in plan.records] == ["instruction", "file", "goal"]
 
 
 def test_newer_line_types_are_counted_and_passed_over(tmp_path: Path) -> None:
@@ -127,7 +127,7 @@ def test_newer_line_types_are_counted_and_passed_over(tmp_path: Path) -> None:
     ]
     path = _rollout(tmp_path / "r.jsonl", [_META, *odd, _user_event("Run the vLLM benchmark at concurrency 8.", "2026-07-01T10:02:00Z")])
     plan = read_plan("codex", path)
-    assert plan.skipped == [] and [r.kind for r in plan.records] == ["instruction", "goal"]
+    assert plan.skipped == [] and [r.kind for r in plan.records] == ["instruction", "file", "goal"]
     assert any("passed over 4 lines" in n and "world_state (2)" in n and "rollout_reference (1)" in n for n in plan.notes), plan.notes
 
 
@@ -332,3 +332,10 @@ def test_a_plans_explanation_is_what_the_agent_learned() -> None:
     plan = read_plan("codex", LEGACY)
     notes = [r for r in plan.records if r.kind == "discovery" and "plan" in r.tags]
     assert [r.status for r in notes] == ["confirmed"] and "Memory server unavailable" in notes[0].title
+
+
+def test_the_working_directory_and_the_files_a_subagent_reports_are_file_records() -> None:
+    simonw = read_plan("codex", CODEX / "simonw-homelab-migration.jsonl")
+    assert [r.path for r in simonw.records if r.kind == "file"] == ["/home/user/Code/homelab-migration"]  # type: ignore[attr-defined]
+    jolly = read_plan("opencode", OPENCODE / "darkfactory-jolly-eagle-gitter-commit.json")
+    assert ".opencode/skills/docs-scraping/SKILL.md" in [r.path for r in jolly.records if r.kind == "file"]  # type: ignore[attr-defined]

@@ -114,7 +114,8 @@ def test_codex_wrapped_rollout() -> None:
     ]
     assert [c.message for c in plan.checkpoints] == ["state dump after an empty user message", "compaction summary"]
     kinds = sorted({r.kind for r in plan.records})
-    assert kinds == ["decision", "discovery", "goal", "instruction", "reference", "task"]
+    # `file`: the session's working directory (the Codex/opencode capture issue).
+    assert kinds == ["decision", "discovery", "file", "goal", "instruction", "reference", "task"]
 
 
 def test_codex_bare_era() -> None:

@@ -140,4 +140,7 @@ class CodexTools:
         for call in list(self._open.values()):
             self._run(call, "", False)
         self._open.clear()
+        cwd = self.plan.session.get("cwd")
+        if isinstance(cwd, str) and cwd.startswith("/"):
+            self.actions.file(cwd, "the session's working directory")
         self.actions.finish()

@@ -15,6 +15,8 @@ from statedump.services.ingest.plan import ImportPlan, one_line
 
 _CHILD = re.compile(r"\btask_id:\s*(ses_[A-Za-z0-9]+)")
 _RESULT = re.compile(r"<task_result>\s*(.*?)\s*(?:</task_result>|$)", re.S)
+_FILES_LINE = re.compile(r"^\s*[-*]?\s*(?:\*\*)?Files?(?:\*\*)?\s*:(.*)$", re.M | re.I)
+_TICKED = re.compile(r"`([^`\s]+)`")
 _DELEGATED = ("message", "prompt", "task", "instructions")
 _STATUS = {"completed": "done", "running": "in-progress", "pending": "in-progress", "error": "blocked"}
 
@@ -95,6 +97,9 @@ class OpencodeTools:
                     tags=["opencode", "subagent"],
                 )
             )
+            for line in _FILES_LINE.findall(report):
+                for path in _TICKED.findall(line):
+                    self.actions.file(path, f"named in subagent {agent or 'task'}'s report", source, at)
         if child and child not in self.children:
             self.children.append(child)
 
@@ -102,6 +107,9 @@ class OpencodeTools:
         self.actions.user_urls(text, source, at)
 
     def finish(self) -> None:
+        cwd = self.plan.session.get("cwd")
+        if isinstance(cwd, str) and cwd.startswith("/"):
+            self.actions.file(cwd, "the session's working directory")
         self.actions.finish()
         if self.children:
             self.plan.notes.append(f"subagent child sessions (import each on its own): {', '.join(self.children)}")
