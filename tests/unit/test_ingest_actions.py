@@ -6,8 +6,9 @@ from pathlib import Path
 from typing import Any
 
 from statedump.models import Benchmark, Command, Compat, Discovery, File, Reference, Task
-from statedump.services.ingest.actions import Actions, failed_result, result_metrics
+from statedump.services.ingest.actions import Actions
 from statedump.services.ingest.plan import ImportPlan
+from statedump.services.ingest.tool_output import failed_result, result_metrics
 
 RESULT = """
 ============ Serving Benchmark Result ============
