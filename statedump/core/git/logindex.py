@@ -1,13 +1,15 @@
 """An index of which commits changed which record file, so a record's history is a lookup.
 
-`git log -- <file>` has to walk every commit of the branch, whatever the file: 0.13 s in
-a store of 10,000 commits, most of `statedump log` and a good part of `statedump why`.
+`git log -- <file>` has to walk every commit of the branch, whatever the file: in a long
+history that is most of `statedump log` and a good part of `statedump why` (git's own
+commit-graph with changed-path Bloom filters was measured against this index and is slower:
+docs/performance.md has both).
 This index keeps, for each commit of the branch, its metadata and the files it changed,
 in an SQLite database inside `.git/statedump/`. It is brought up to date on each use:
 
-- the commit HEAD names is asked from git (one `rev-parse`, milliseconds);
+- the commit HEAD names is asked from git (one `rev-parse`);
 - when the index was made at an ancestor of HEAD, only the new commits are read
-  (`git log old..HEAD`), so a write costs the next read a few milliseconds;
+  (`git log old..HEAD`), so a write costs the next read little;
 - when history was rewritten (amend, rebase, reset to another line) it is rebuilt;
 - it answers only for plain file paths on a linear history (statedump's own writes and
   `sync` keep history linear). For globs, folders, ranges, a history with merges (where
@@ -15,8 +17,8 @@ in an SQLite database inside `.git/statedump/`. It is brought up to date on each
   clone, grafts or replace refs (which change the history under the same HEAD), the
   caller asks git itself.
 
-Nothing here is needed for correctness: deleting the file only costs one rebuild
-(0.7 s for 10,000 commits), and any error reading it means git is asked instead.
+Nothing here is needed for correctness: deleting the file only costs one rebuild, and any
+error reading it means git is asked instead.
 """
 
 from __future__ import annotations
