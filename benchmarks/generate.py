@@ -398,11 +398,12 @@ _EVERYDAY = (
 
 def _shell_command(rng: random.Random, text: _Text) -> str:
     """What a working session runs: now and then a server launch or a benchmark, mostly
-    everyday commands (in the reference session, a few dozen launches among hundreds of calls)."""
+    everyday commands: one call in a hundred launches a server and one runs a benchmark, a few
+    dozen of each in a 200 MB transcript, as many as a long deployment session has."""
     roll = rng.random()
-    if roll < 0.03:
+    if roll < 0.01:
         return text.command()
-    if roll < 0.05:
+    if roll < 0.02:
         return "python -m sglang.bench_serving --backend sglang --dataset-name random --num-prompts 1024 --max-concurrency 1024 --random-input 1024 --random-output 1024"
     return rng.choice(_EVERYDAY)
 
