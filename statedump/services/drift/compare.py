@@ -12,8 +12,8 @@ from statedump.models import Command, Decision, Enforcement
 from statedump.models.drift import CommandDrift, FlagDiff, Live, LiveDrift, SettingCheck
 from statedump.models.state import SessionState
 from statedump.services.check import actual_values
-from statedump.services.drift.sources import server_of
 from statedump.services.flags import ParsedCommand, parse_command
+from statedump.services.ingest.launch import server_family
 
 OBSERVED_TAG = "observed"
 """Tag of the command records `drift --record` writes: what was seen, not what was decided,
@@ -22,7 +22,7 @@ so they are never compared with what they were read from."""
 
 def _server(command: Command) -> str | None:
     parsed = parse_command(command.text, command.form, command.env)
-    return next((s for p in parsed.programs if (s := server_of(p))), None)
+    return next((s for p in parsed.programs if (s := server_family(p))), None)
 
 
 def matching_commands(state: SessionState, live: Live) -> list[Command]:

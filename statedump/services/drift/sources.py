@@ -20,29 +20,12 @@ import yaml
 from statedump.core.errors import BadInput
 from statedump.models.drift import Live, Origin
 from statedump.services.flags import parse_command
-
-# How a server's command line names it: a module run with `python -m`, or a console script
-# followed by its subcommand. The first matching word decides.
-_MODULES = {"sglang.launch_server": "sglang", "vllm.entrypoints.openai.api_server": "vllm", "tensorrt_llm.commands.serve": "trtllm"}
-_SCRIPTS = {("sglang", "serve"): "sglang", ("vllm", "serve"): "vllm", ("trtllm-serve", None): "trtllm"}
-
-
-def server_of(words: list[str]) -> str | None:
-    """`sglang`, `vllm` or `trtllm` when these words run one of those servers, else None."""
-    for i, word in enumerate(words):
-        if word in _MODULES:
-            return _MODULES[word]
-        name = word.rsplit("/", 1)[-1]
-        after = words[i + 1] if i + 1 < len(words) else None
-        for (script, sub), server in _SCRIPTS.items():
-            if name == script and (sub is None or after == sub):
-                return server
-    return None
+from statedump.services.ingest.launch import server_family
 
 
 def _live(source: str, origin: Origin, text: str, form: str = "shell", env: dict[str, str] | None = None, **kw: Any) -> Live:
     parsed = parse_command(text, form, env)
-    server = next((s for p in parsed.programs if (s := server_of(p))), None)
+    server = next((s for p in parsed.programs if (s := server_family(p))), None)
     return Live(source, origin, text, "systemd" if form == "systemd" else "shell", parsed.flags, parsed.env, server, **kw)
 
 
@@ -138,7 +121,7 @@ def server_pids() -> list[int]:
             argv = _nul_split((entry / "cmdline").read_bytes())
         except OSError:
             continue  # gone, or not ours to read
-        if server_of(argv):
+        if server_family(argv):
             found.append(int(entry.name))
     return sorted(found)
 

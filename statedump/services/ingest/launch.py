@@ -22,6 +22,7 @@ SERVER_MODULES = {
     "vllm.entrypoints.api_server",
     "sglang_router.launch_server",
     "sglang_router.launch_router",
+    "tensorrt_llm.commands.serve",
 }
 BENCH_MODULES = {"sglang.bench_serving", "sglang.bench_one_batch", "sglang.bench_one_batch_server", "sglang.bench_offline_throughput"}
 BENCH_SCRIPTS = {"benchmark_serving.py", "benchmark_throughput.py", "benchmark_latency.py", "bench_serving.py"}
@@ -215,3 +216,18 @@ def _compose(label: str, words: list[str], i: int) -> Launch | None:
         return None
     shown = f"{label} {' '.join(f'-f {f}' for f in files)} {words[i]}".replace("  ", " ")
     return Launch("compose", shown, words)
+
+
+_FAMILIES = (("sglang", "sglang"), ("vllm", "vllm"), ("trtllm", "trtllm"), ("tensorrt_llm", "trtllm"))
+
+
+def server_family(words: list[str]) -> str | None:
+    """`sglang`, `vllm` or `trtllm` when these words start one of those servers (directly or in
+    a container), else None: what `drift` matches a live process with its command records by."""
+    found = classify(words)
+    if found is not None and found.kind == "container":
+        found = found.inner
+    if found is None or found.kind != "server":
+        return None
+    head = found.words[0].rsplit("/", 1)[-1]
+    return next((family for prefix, family in _FAMILIES if head.startswith(prefix)), None)
