@@ -312,3 +312,33 @@ def test_corpus_file_captures_its_facts_without_junk(name: str) -> None:
     got, total, junk = _captured(name)
     assert junk == []
     assert got >= FLOORS[name], f"{name}: {got}/{total} facts, was {FLOORS[name]}"
+
+
+def test_the_request_marked_current_is_the_goal_and_the_earlier_ones_were_met() -> None:
+    plan = _plan("claude_code_apollo_docker_hardening.md")
+    goals = [r for r in plan.records if r.kind == "goal"]
+    assert [g.title[:30] for g in goals] == ["Request 3 (CURRENT/PENDING): C"]
+    assert _find(plan, "task", "Request 1: Implement Phase 10: Docker Hardening").status == "done"
+    assert _find(plan, "task", "Request 2: Clarify").status == "done"
+
+
+def test_a_named_mechanism_with_its_reason_and_a_thing_left_out_on_purpose_are_decisions() -> None:
+    plan = _plan("claude_code_apollo_docker_hardening.md")
+    fallback = _find(plan, "decision", "Graceful seccomp fallback")
+    assert fallback.status == "accepted" and "macOS" in (getattr(fallback, "rationale", "") or "")
+    csp = _find(plan, "decision", "No CSP added")
+    assert getattr(csp, "choice", "") == "No CSP added" and "would break Clerk" in (getattr(csp, "rationale", "") or "")
+
+
+def test_options_set_side_by_side_with_verdicts_are_compat_cells() -> None:
+    plan = _plan("llamacpp_claude_code_PROGRESS_SUMMARY.md")
+    cells = {getattr(r, "option", ""): r.status for r in plan.records if r.kind == "compat"}
+    assert cells.get("65K context") == "works" and cells.get("200K context") == "fails"
+    # The finding keeps its sub-items as its body; a lone `Recommendation: …` is no cell.
+    assert "Recommendation" not in cells
+    assert "200K context" in (_find(plan, "discovery", "Context Size Performance Degradation").body or "")
+
+
+def test_one_verdict_alone_is_no_comparison(tmp_path: Path) -> None:
+    plan = _inline(tmp_path, "## Findings\n\n1. **Context size**\n   - 65K context: good performance\n   - Solution: use it\n")
+    assert not [r for r in plan.records if r.kind == "compat"]

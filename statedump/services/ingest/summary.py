@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from markdown_it.tree import SyntaxTreeNode
 
 _SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "ini", "systemd", "dotenv", "env"}
+# `**Request 3 (CURRENT/PENDING)**:` — the one request of several that is still being worked on.
+_CURRENT = re.compile(r"^\W*[^:]{0,40}\((?:current|active|pending|in progress|ongoing)\b[^)]*\)", re.I)
 _LABEL = re.compile(r"^\s*(?:\d+[.)]\s*)?([A-Z][A-Za-z0-9 /&,'()-]{1,60}?)\s*:\s*(.*)$", re.S)
 _LABEL_LINE = re.compile(r"^\s*(?:[-*]\s+)?\**([A-Z][A-Za-z0-9 /&'()-]{0,40}?)\**\s*:\s*\**\s*(.*?)\s*$")
 
@@ -203,6 +205,17 @@ class Builder:
         if it.is_placeholder(headline):
             return
         if first.type != "paragraph" and len(first.children) > 1:
+            heads = [plain(item.children[0], ticks=True) if item.children else "" for item in first.children]
+            current = next((i for i, words in enumerate(heads) if i and _CURRENT.search(words)), None)
+            if current is not None:
+                # `Request 3 (CURRENT/PENDING)` after Requests 1 and 2: the marked one is what the
+                # session is after now, the earlier ones were asked for and met before it.
+                for item, words in zip(first.children[:current], heads[:current], strict=True):
+                    if not it.is_placeholder(words):
+                        self.add(Task, item, title=one_line(words, 300), status="done")
+                first, headline = first.children[current], heads[current]
+                self.add(Goal, first, title=one_line(headline, 300), body=None)
+                return
             # A list of intents: the first is the goal, the rules among the rest are instructions.
             for item in first.children[1:]:
                 words = plain(item.children[0], ticks=True) if item.children else ""

@@ -45,6 +45,24 @@ _TURNED_OFF = re.compile(
 _ADDED_DEP = re.compile(
     r"^\W*(?:added|installed|pinned|upgraded to)\s+`?([\w.\-\[\]=<>]+)`?\s+(?:as a |as |the )?(?:dependency|package|library)", re.I
 )
+# `65K context: Good performance` / `200K context: Severe degradation (…, unusable)`: options side by
+# side, each with a verdict on whether it works.
+_VERDICT = re.compile(r"^\W*([^:]{1,40}?)\s*:\s*(.+)$", re.S)
+_WORKS = re.compile(r"^\W*(good|works?|working|stable|optimal|fine|ok|fast|supported|recommended)\b", re.I)
+_FAILS = re.compile(
+    r"^\W*(severe|unusable|fails?|failing|broken|breaks|crash\w*|incompatible|unsupported|too slow|hangs?|oom|out of memory)\b", re.I
+)
+# `No CSP added (deferred — would break Clerk …)`: a thing deliberately left out, and why.
+_LEFT_OUT = re.compile(
+    r"^\W*((?:no|not)\s[^()]{2,60}?\b(?:added|used|enabled|applied|included|done))\s*\(((?:deferred|intentionally|on purpose|would\b)[^)]*)\)",
+    re.I,
+)
+# `Graceful seccomp fallback: checks file existence before adding the flag, so … still work`: a named
+# mechanism put in place, and the reason for it.
+_MECHANISM = re.compile(
+    r"^\W*([A-Z][\w -]{3,40}?)\s*:\s*((?:checks?|uses?|adds?|keeps?|falls? back|skips?|retries|inserts?|wraps?|caches?)\b[^.]*?),\s*so\b\s*(.+)$",
+    re.S,
+)
 _PENDING = re.compile(r"\b(pending|not yet|still (fails|failing|broken)|hasn'?t been|to be (fixed|done)|needs? (a )?(fix|rebuild))\b", re.I)
 _HEDGE = re.compile(r"^\W*if\b|\b(may|might|could|possibly|unclear|unknown|suspect\w*|probably|likely)\b", re.I)
 
@@ -171,10 +189,64 @@ def read_item(b: Builder, mode: str, node: SyntaxTreeNode, position: int | None,
             b.add(Component, node, title=text, name=name.strip(":"), version=rest.strip(" :") or None, **data)
     elif kind == "benchmark" and (found_metrics := tables.bench_items(text)):
         b.add(Benchmark, node, title=text, metrics=found_metrics[0]["metrics"], id=b.plan.readable_id("bench", text, key=full))
+    elif kind == "discovery" and (mech := _MECHANISM.match(text)):
+        b.add(
+            Decision,
+            node,
+            title=mech.group(1).strip(),
+            choice=one_line(f"{mech.group(1).strip()}: {mech.group(2).strip()}", 300),
+            rationale=one_line(mech.group(3), 500),
+            status=it.status_for("decision", own, "accepted"),
+            body=body,
+        )
     else:
         _discovery(b, node, text, headline, full, own, status, data)
+        _verdicts(b, nested, label)
     if kind not in ("file", "command"):
         _mentioned_files(b, node, head, headline)
+    _left_out(b, nested)
+
+
+def _children(lists: list[SyntaxTreeNode]) -> list[tuple[SyntaxTreeNode, str]]:
+    return [(item, plain(item.children[0], ticks=True)) for lst in lists for item in lst.children if item.children]
+
+
+def _verdicts(b: Builder, nested: list[SyntaxTreeNode], topic: str) -> None:
+    """Sub-items that set options side by side, each with its verdict, are compatibility cells of
+    the item's topic; one verdict alone is a remark, not a comparison."""
+    cells = []
+    for item, words in _children(nested):
+        if (m := _VERDICT.match(words)) is None:
+            continue
+        verdict = m.group(2)
+        status = "fails" if _FAILS.match(verdict) else "works" if _WORKS.match(verdict) else None
+        if status:
+            cells.append((item, m.group(1).strip(" *`"), status, verdict))
+    if len(cells) < 2:
+        return
+    for item, option, status, verdict in cells:
+        b.add(
+            Compat,
+            item,
+            title=f"{option}: {status}",
+            component=one_line(topic, 80),
+            option=option,
+            target="unspecified",
+            status=status,
+            symptom=one_line(verdict, 300) if status == "fails" else None,
+            body=one_line(verdict, 300),
+        )
+
+
+def _left_out(b: Builder, nested: list[SyntaxTreeNode]) -> None:
+    """A sub-item saying something was deliberately not done, and why, is a decision of its own,
+    wherever it stands (under a file, a step, a finding)."""
+    for item, words in _children(nested):
+        if m := _LEFT_OUT.match(words):
+            b.add(
+                Decision, item, title=one_line(words, 200), choice=m.group(1).strip(), rationale=m.group(2).strip(" —-"), status="accepted"
+            )
+        _left_out(b, [c for c in item.children[1:] if c.type in ("bullet_list", "ordered_list")])
 
 
 _FILE_SPAN = re.compile(r"(?:[\w.@~-]+/)+[\w.@-]+\.[A-Za-z]{1,5}")
