@@ -61,12 +61,24 @@ def test_the_budget_drops_detail_in_the_documented_order() -> None:
     assert "trtllm and cutedsl MoE backends do not work on SM120" in tight  # a dead end
 
 
-def test_a_budget_below_the_essentials_keeps_them_and_warns(demo_root: Path) -> None:
-    r = Cli(demo_root)("resume", "--budget", "300")
-    assert r.exit_code == 0
-    assert QUOTE in r.stdout and "Force --kv-cache-dtype bf16" in r.stdout
-    assert "over the budget of 300" in r.stderr
-    assert r.stdout.rstrip().splitlines()[-1].startswith("_Over 300 tokens even without record bodies;")
+def test_a_budget_below_the_essentials_is_cut_at_a_paragraph_and_keeps_the_users_words(demo_root: Path) -> None:
+    r = Cli(demo_root)("resume", "--budget", "300", "--json")
+    assert r.exit_code == 0, r.output
+    import json
+
+    data = json.loads(r.stdout)
+    assert data["cut"] and data["fits"] and data["tokens"] <= 300
+    text = data["text"]
+    assert QUOTE in text and "Serve Qwen3.5-397B-A17B-NVFP4" in text
+    assert text.rstrip().splitlines()[-1].startswith("_Cut short to fit 300 tokens")
+    assert text.count("```") % 2 == 0  # never cut inside a fenced block
+
+
+def test_a_budget_below_the_floor_is_bad_input(demo_root: Path) -> None:
+    r = Cli(demo_root)("resume", "--budget", "50")
+    assert r.exit_code == 2
+    assert "at least 200 tokens" in r.stderr and "--budget" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
 
 
 def test_no_budget_leaves_nothing_out_and_json_reports_it(demo_root: Path) -> None:

@@ -28,6 +28,7 @@ from statedump.services.report.parts import (
     file_items,
     finding_items,
     goal_block,
+    launch_blocks,
     listing,
     numbered,
     open_question_items,
@@ -75,6 +76,7 @@ def plain(parts: Parts, omit: frozenset[str]) -> list[str]:
         section("## Goal", [goal_block(parts, omit)]),
         section("## Standing instructions (the user's words; they still apply)", [listing(standing_items(parts, omit))], "_None._"),
         section("## Accepted decisions (keep them)", [listing(_decisions(parts, omit))], "_None._"),
+        section("## Current launch command (run it as written)", launch_blocks(parts, omit)),
         section("## Open questions", [listing(open_question_items(parts, omit))]),
         section("## Dead ends (do not retry)", [listing(dead_end_items(parts, omit))], "_None recorded._"),
         section(
@@ -130,6 +132,7 @@ def opencode(parts: Parts, omit: frozenset[str]) -> list[str]:
                 section("### In progress", [listing(_tasks(parts.active, omit))]),
                 section("### Blocked", [listing(_tasks(parts.blocked, omit))]),
                 section("### Next steps", [numbered(step_items(parts, omit))]),
+                section("### Current launch command (run it as written)", launch_blocks(parts, omit)),
                 section("### Verify the deployment (last known good commands)", verify_blocks(parts, omit)),
                 section("### Current commands not yet known good", [listing(other_command_items(parts, omit))]),
             ],
@@ -188,6 +191,8 @@ def claude(parts: Parts, omit: frozenset[str]) -> list[str]:
             "Files and Code Sections",
             [
                 listing(file_items(parts, omit) + reference_items(parts, omit)),
+                "Current launch command (run it as written):" if parts.launch else "",
+                *launch_blocks(parts, omit),
                 "Last known good commands (run these to verify the deployment):" if parts.verify else "",
                 *verify_blocks(parts, omit),
                 listing(other_command_items(parts, omit), "Current commands not yet known good:"),
@@ -269,6 +274,8 @@ def codex(parts: Parts, omit: frozenset[str]) -> list[str]:
         section(
             "## Critical data and references",
             [
+                "Current launch command (run it as written):" if parts.launch else "",
+                *launch_blocks(parts, omit),
                 listing(benchmark_items(parts, omit), "Benchmarks:"),
                 "Last known good commands (run these to verify the deployment):" if parts.verify else "",
                 *verify_blocks(parts, omit),

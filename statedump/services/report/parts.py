@@ -37,23 +37,27 @@ DROP_ORDER: tuple[tuple[str, str], ...] = (
     ("benchmark-detail", "benchmark workloads"),
     ("done-tasks", "finished tasks"),
     ("stack", "the software stack"),
-    ("earlier-requests", "one-off and finished user requests"),
     ("decision-detail", "rejected alternatives and trade-offs of decisions"),
-    ("findings", "confirmed findings and working compatibility rows"),
-    ("command-text", "verbatim commands other than smoke tests"),
-    ("benchmarks", "benchmark results"),
-    ("step-detail", "expected impact of tasks"),
     ("decision-why", "the rationale of decisions"),
-    ("criteria", "the goal's success criteria"),
-    ("later-steps", "next steps after the first three"),
-    ("dead-end-detail", "symptoms of failed compatibility rows"),
+    ("step-detail", "expected impact of tasks"),
+    ("earlier-requests", "one-off and finished user requests"),
+    ("findings", "confirmed findings and working compatibility rows"),
+    ("command-text", "verbatim commands other than the launch command and smoke tests"),
+    ("other-benchmarks", "benchmark results other than baselines"),
     ("smoke-text", "verbatim smoke tests"),
+    ("later-steps", "next steps after the first three"),
+    ("criteria", "the goal's success criteria"),
+    ("dead-end-detail", "symptoms of failed compatibility rows"),
+    ("baselines", "baseline benchmark figures"),
+    ("launch-text", "the verbatim launch command"),
 )
 """What a budget drops, first to last, with the words the prompt's last line uses for it.
 
-Never dropped: the goal, the standing instructions verbatim with their message ids,
-the accepted decisions' choices and enforced flags, the dead ends' titles and the
-first three next steps.
+Prose goes first (bodies, rationale, what a task is expected to bring), then what a
+resumed agent can look up, then — least valuable first — the open next steps beyond the
+first three, the baseline figures and the launch command's text. Never dropped: the goal,
+the standing instructions verbatim with their message ids, the accepted decisions'
+choices and enforced flags, the dead ends and the first three next steps.
 """
 
 KEPT_STEPS = 3
@@ -76,6 +80,7 @@ class Parts:
     failed_commands: list[Command] = field(default_factory=list)
     findings: list[Discovery] = field(default_factory=list)
     working: list[Compat] = field(default_factory=list)
+    launch: list[Command] = field(default_factory=list)
     other_commands: list[Command] = field(default_factory=list)
     verify: list[Command] = field(default_factory=list)
     benchmarks: list[Benchmark] = field(default_factory=list)
@@ -94,6 +99,23 @@ def is_smoke_test(command: Command) -> bool:
     return any("smoke" in w for w in words)
 
 
+def launches_server(command: Command) -> bool:
+    """A command whose text starts an inference server (SGLang, vLLM, TensorRT-LLM), as
+    `drift` and the importers recognise one."""
+    from statedump.services.flags import parse_command
+    from statedump.services.ingest.launch import server_family
+
+    parsed = parse_command(command.text, command.form, command.env)
+    return any(server_family(words) for words in parsed.programs)
+
+
+def _launch_commands(current: list[Command]) -> list[Command]:
+    # The command a person types is what an agent re-runs; a unit file only when there is no such command.
+    servers = [c for c in current if launches_server(c)]
+    typed = [c for c in servers if c.form != "systemd"]
+    return typed or servers
+
+
 def select(state: SessionState) -> Parts:
     """Sort a state's records into the roles a resume prompt gives them."""
     instructions = state.of_kind(Instruction)
@@ -103,7 +125,8 @@ def select(state: SessionState) -> Parts:
     commands = state.of_kind(Command)
     tasks = state.of_kind(Task)
     current = [c for c in commands if c.status == "current"]
-    good = [c for c in current if c.last_known_good]
+    launch = _launch_commands(current)
+    good = [c for c in current if c.last_known_good and c not in launch]
     return Parts(
         state=state,
         goals=state.of_kind(Goal),
@@ -117,7 +140,8 @@ def select(state: SessionState) -> Parts:
         failed_commands=[c for c in commands if c.status == "failed"],
         findings=[d for d in discoveries if d.status != "ruled-out"],
         working=[c for c in compat if c.status in ("works", "partial")],
-        other_commands=[c for c in current if not c.last_known_good],
+        launch=launch,
+        other_commands=[c for c in current if not c.last_known_good and c not in launch],
         verify=[c for c in good if is_smoke_test(c)] + [c for c in good if not is_smoke_test(c)],
         benchmarks=[b for b in state.of_kind(Benchmark) if b.status != "invalid" and (b.baseline or b.status == "valid" or b.metrics)],
         stack=[c for c in state.of_kind(Component) if c.status == "installed"],
@@ -286,11 +310,12 @@ def finding_items(parts: Parts, omit: frozenset[str]) -> list[str]:
 
 
 def benchmark_items(parts: Parts, omit: frozenset[str]) -> list[str]:
-    """Benchmark results with their figures, until `benchmarks` is dropped."""
-    if "benchmarks" in omit:
-        return []
+    """Benchmark results with their headline figures and concurrency: baselines until
+    `baselines` is dropped, the others until `other-benchmarks` is."""
     out = []
     for b in parts.benchmarks:
+        if ("baselines" if b.baseline else "other-benchmarks") in omit:
+            continue
         # The headline figures only: a GuideLLM result has some 230 metrics, `show` has them all.
         figures = ", ".join(f"{inline(m.name)} {number(m.value)} {inline(m.unit)}" for m in headline(b.metrics) or b.metrics)
         where = f"concurrency {b.concurrency}: " if b.concurrency else ""
@@ -337,9 +362,21 @@ def _text_dropped(c: Command, omit: frozenset[str]) -> bool:
     return ("smoke-text" if is_smoke_test(c) else "command-text") in omit
 
 
-def command_block(c: Command, omit: frozenset[str]) -> str:
+def launch_blocks(parts: Parts, omit: frozenset[str]) -> list[str]:
+    """The current launch command verbatim (the last thing a budget drops), or its title and id."""
+    out = []
+    for c in parts.launch:
+        extra = (c.form,) if c.last_known_good else (c.form, "not yet known good")
+        if "launch-text" in omit:
+            out.append(f"**{inline(c.title)}**" + _ref(c, omit, *extra) + " — `statedump show ID` prints the text")
+        else:
+            out.append(command_block(c, omit, *extra))
+    return out
+
+
+def command_block(c: Command, omit: frozenset[str], *extra: str) -> str:
     """A command verbatim in a fence, with its title, purpose and id."""
-    lines = [f"**{inline(c.title)}**" + _ref(c, omit, c.form)]
+    lines = [f"**{inline(c.title)}**" + _ref(c, omit, *(extra or (c.form,)))]
     if c.purpose:
         lines += ["", inline(c.purpose, start=True)]
     if c.env:

@@ -1,11 +1,16 @@
 """The resume prompt: what a new agent session needs to carry on where the last one stopped.
 
 It restores the goal, the standing instructions verbatim with their message ids,
-the accepted decisions (choice, why, the flags they enforce), the dead ends not to
-retry, where things stand, the next steps, and the commands that verify the
-deployment. Under a token budget it drops detail in the order of `DROP_ORDER`
-and ends with one line saying what it left out. The same records always give the
-same bytes: nothing here reads a clock.
+the accepted decisions (choice, why, the flags they enforce), the current launch
+command verbatim, the dead ends not to retry, the baseline benchmark figures, where
+things stand, the next steps, and the commands that verify the deployment. Under a
+token budget it drops detail in the order of `DROP_ORDER` and ends with one line saying
+what it left out; if even the essentials do not fit, it is cut short at a paragraph,
+so the prompt never exceeds the budget. The same records always give the same bytes:
+nothing here reads a clock.
+
+`resume_for()` is the entry point for anything holding a store (the CLI, the MCP
+server, the agents' `SessionStart` hook); `resume_prompt()` works on a state already read.
 """
 
 from __future__ import annotations
@@ -13,8 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from statedump.core.errors import StatedumpError
+from statedump.core.errors import BadInput, StatedumpError
 from statedump.core.store.files import write_text_atomic
+from statedump.core.store.store import Store
 from statedump.models.state import SessionState
 from statedump.services.report.flavors import LAYOUTS
 from statedump.services.report.parts import DROP_ORDER, Parts, select
@@ -22,6 +28,11 @@ from statedump.services.report.tokens import estimate_tokens
 
 FLAVORS = tuple(LAYOUTS)
 """The `--for` choices."""
+
+DEFAULT_BUDGET = 2000
+"""Tokens an agent hook gives the prompt unless configured otherwise."""
+MIN_BUDGET = 200
+"""The smallest budget taken: below it not even the session line and the goal fit."""
 
 BLOCK_START = "<!-- statedump:resume:start -->"
 BLOCK_END = "<!-- statedump:resume:end -->"
@@ -40,14 +51,23 @@ class Resume:
     """The budget asked for, if any."""
     left_out: list[str] = field(default_factory=list)
     """Names of the `DROP_ORDER` steps applied, in order, that removed something."""
+    cut: bool = False
+    """True when even the essentials did not fit and the prompt was cut short at a paragraph."""
 
     @property
     def fits(self) -> bool:
-        """True without a budget, or when the estimate is within it."""
+        """True without a budget, or when the estimate is within it (always, since the cut)."""
         return self.budget is None or self.tokens <= self.budget
 
     def as_dict(self) -> dict[str, object]:
-        return {"tokens": self.tokens, "budget": self.budget, "fits": self.fits, "left_out": self.left_out, "text": self.text}
+        return {
+            "tokens": self.tokens,
+            "budget": self.budget,
+            "fits": self.fits,
+            "left_out": self.left_out,
+            "cut": self.cut,
+            "text": self.text,
+        }
 
 
 def _draw(parts: Parts, flavor: str, omit: frozenset[str]) -> str:
@@ -55,25 +75,62 @@ def _draw(parts: Parts, flavor: str, omit: frozenset[str]) -> str:
     return "\n\n".join(blocks) + "\n"
 
 
-def _footer(left_out: list[str], budget: int, fits: bool = True) -> str:
+def _footer(left_out: list[str], budget: int) -> str:
     words = dict(DROP_ORDER)
     listed = "; ".join(words[name] for name in left_out)
-    if fits:
-        return f"\n_Left out to fit {budget:,} tokens: {listed}. `statedump render` prints the whole state._\n"
-    return f"\n_Over {budget:,} tokens even without {listed}; the rest is never left out. `statedump render` prints the whole state._\n"
+    return f"\n_Left out to fit {budget:,} tokens: {listed}. `statedump render` prints the whole state._\n"
+
+
+CUT_FOOTER = "\n_Cut short to fit {budget:,} tokens, after every detail that can be left out: `statedump render` prints the whole state._\n"
+
+
+def _cut_points(text: str) -> list[int]:
+    """Offsets just before each blank line outside a fenced block: where a cut leaves whole paragraphs."""
+    points, offset, fenced = [], 0, False
+    for line in text.splitlines(keepends=True):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif not line.strip() and not fenced:
+            points.append(offset)
+        offset += len(line)
+    return points
+
+
+def _cut(text: str, budget: int) -> str:
+    """The longest run of whole paragraphs from the top that fits with the cut footer.
+
+    Every layout puts the goal, the standing instructions and the decisions first, so they
+    are what a cut keeps. A heading left without its paragraphs goes too.
+    """
+    footer = CUT_FOOTER.format(budget=budget)
+    points = _cut_points(text)
+    lo, hi = 0, len(points)  # the estimate only grows with the prefix: bisect for the last point that fits
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if estimate_tokens(text[: points[mid - 1]] + "\n" + footer) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    kept = text[: points[lo - 1]] if lo else ""
+    paragraphs = kept.rstrip("\n").split("\n\n") if kept else []
+    while paragraphs and paragraphs[-1].lstrip().startswith("#"):
+        paragraphs.pop()
+    head = "\n\n".join(paragraphs)
+    return (head + "\n" + footer) if head else footer.lstrip("\n")
 
 
 def resume_prompt(state: SessionState, *, flavor: str = "plain", budget: int | None = None) -> Resume:
     """The prompt for `flavor`; with `budget`, detail is dropped in `DROP_ORDER` until it fits.
 
-    When even the parts that are never dropped exceed the budget, the result keeps
-    them anyway and `fits` is False: a prompt without the goal or the user's
-    standing instructions would resume the wrong work.
+    When even the parts that are never dropped exceed the budget, the neutral layout is cut
+    short at the last whole paragraph that fits (`cut` is True): it starts with the goal, the
+    standing instructions and the decisions, so those survive the longest, and the result
+    never exceeds the budget by `estimate_tokens`.
     """
     if flavor not in LAYOUTS:
-        raise StatedumpError(f"unknown agent {flavor!r}", where="--for", hint=f"choose one of: {', '.join(FLAVORS)}")
-    if budget is not None and budget < 1:
-        raise StatedumpError(f"the budget must be a positive number of tokens, not {budget}", where="--budget")
+        raise BadInput(f"unknown agent {flavor!r}", where="--for", hint=f"choose one of: {', '.join(FLAVORS)}")
+    if budget is not None and budget < MIN_BUDGET:
+        raise BadInput(f"the budget must be at least {MIN_BUDGET} tokens, not {budget}", where="--budget")
     parts = select(state)
     text = _draw(parts, flavor, frozenset())
     if budget is None or estimate_tokens(text) <= budget:
@@ -91,8 +148,22 @@ def resume_prompt(state: SessionState, *, flavor: str = "plain", budget: int | N
         final = candidate + _footer(left_out, budget)
         if estimate_tokens(final) <= budget:
             return Resume(final, estimate_tokens(final), budget, left_out)
-    final = candidate + _footer(left_out, budget, fits=False) if left_out else candidate
-    return Resume(final, estimate_tokens(final), budget, left_out)
+    # Cut the neutral layout whatever the agent: its sections come in the order of value, so
+    # the goal, the user's words and the decisions are the last to go (Claude's and Codex's
+    # own spines put the user's messages after the decisions and the files).
+    final = _cut(candidate if flavor == "plain" else _draw(parts, "plain", frozenset(omit)), budget)
+    return Resume(final, estimate_tokens(final), budget, left_out, cut=True)
+
+
+def resume_for(store: Store, session: str | None = None, *, flavor: str = "plain", budget: int | None = DEFAULT_BUDGET) -> Resume:
+    """The resume prompt of `session` (the store's only or current one when None), for
+    `flavor`, within `budget` tokens (None: no limit).
+
+    The one call for a caller holding a store — an agent's `SessionStart` hook passes its
+    configured budget; it raises `StatedumpError` (bad input, no such session), never
+    anything else for a readable store.
+    """
+    return resume_prompt(store.load(store.pick_session(session)), flavor=flavor, budget=budget)
 
 
 def _block(text: str) -> str:
