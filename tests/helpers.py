@@ -123,6 +123,48 @@ SECRETS: list[tuple[str, str, str]] = [
     ("jwt", "cookie {s}", _fake("eyJhbGciOiJIUzI1NiJ9", 0) + "." + _fake("eyJzdWIiOiIxMjM0NTY3ODkwIn0", 0) + "." + _fake("SflKxwRJSM", 30)),
     ("json-api-key", '{{"api_key": "{s}"}}', "json-embedded-secret"),
     ("x-api-key-header", "-H 'x-api-key: {s}'", _fake("k", 32)),
+    # Issue 18: shapes the first patterns missed.
+    ("pgp-private-key", "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n{s}\n-----END PGP PRIVATE KEY BLOCK-----", _fake("lQOYBF", 64)),
+    ("password-short", "password: {s}", "hunter2"),
+    ("redis-url-no-user", "redis-cli -u redis://:{s}@cache:6379/0", "r3disPw"),
+    ("url-upper-case", "HTTPS://ANN:{s}@EXAMPLE.COM/x", "Upp3rPass"),
+    ("url-password-slash", "git clone https://ann:{s}@example.com/repo.git", "pa/ss9word"),
+    ("aws-json-camel", '{{"AccessKeyId": "x", "SecretAccessKey": "{s}"}}', _fake("wJalrXUtnFEMIK7MDENG", 40)),
+    ("curl-user", "curl -u admin:{s} https://api.example.com", "curlPass77"),
+    ("mysql-p", "mysql -uroot -p{s} prod", "MyPw0rd"),
+    ("db-pass-env", "DB_PASS={s} ./run", "dbpass42"),
+    ("mysql-pwd-env", "MYSQL_PWD={s} mysql -uroot", "mysqlpwd42"),
+    ("nvidia-api-key", "NGC key {s}", _fake("nvapi-", 64)),
+    (
+        "azure-account-key",
+        "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={s};EndpointSuffix=core.windows.net",
+        _fake("Eby8vdM02xNOcqFl", 86) + "==",
+    ),
+    # Last: a block cut inside its END line hides everything after it.
+    ("key-block-cut-in-end-line", "-----BEGIN RSA PRIVATE KEY-----\n{s}\n-----END RSA PRIV", _fake("MIIEpAIB", 64)),
+]
+
+ORDINARY: list[str] = [
+    # Text that looks like a secret's surroundings and must stay exactly as written.
+    "--max-tokens 2048 --max-new-tokens 16",
+    "--tokenizer-path /models/tok",
+    "HF_TOKEN=$HF_TOKEN docker run",
+    "NCCL_P2P_LEVEL=SYS NCCL_IB_DISABLE=1",
+    "curl -H 'Content-Type: application/json'",
+    "--kv-cache-dtype bf16 --tool-call-parser qwen3_coder",
+    "total_output_tokens: 128000",
+    "MAX_TOKEN=4096",
+    "CACHE_KEY=session-42-prefix",
+    '"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"',
+    "primary_key = user_id",
+    "sort_key: created_at",
+    "cd /srv && PWD=/srv OLDPWD=/home/ann make",
+    "BYPASS=1 ./run",
+    "docker run -u 1000:1000 image",
+    "curl http://localhost:8000/v1/models -u",
+    "see https://example.com:8443/path?mail=ann@example.com",
+    "the secret: batching helps",
+    "--key /etc/ssl/server.pem --eos-token </s>",
 ]
 
 
@@ -138,9 +180,6 @@ def secrets() -> list[str]:
 def find_secrets(text: str) -> list[str]:
     """The secret-looking spans of a text that redaction left in it: what the scans of files,
     outputs and history look for."""
-    from statedump.core.redact import _PATTERNS, MARK
+    from statedump.core.redact import findings
 
-    found = []
-    for pattern, _ in _PATTERNS:
-        found += [m.group(0) for m in pattern.finditer(text) if MARK not in m.group(0)]
-    return found
+    return findings(text)

@@ -16,40 +16,119 @@ from statedump.models.base import RELATIONS, id_problem
 
 MARK = "<redacted>"
 
-_SECRET_NAME = r"[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|PRIVATE_KEY|_KEY)"  # noqa: S105 - a pattern, not a password
+_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+"""The only letters outside ASCII that a case-blind pattern takes for ASCII ones (dotted and
+dotless i, long s, the Kelvin sign), made those letters before the text is lowercased."""
+
+# -- names: which keys, variables and flags hold a secret --------------------------------
+
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_SECRET_WORDS = ("password", "passwd", "passphrase", "secret", "token", "credentials", "credential", "apikey")
+_KEY_OWNERS = {
+    "api", "access", "private", "secret", "auth", "account", "master", "signing", "encryption", "client",
+    "service", "app", "license", "deploy", "ssh", "session", "sas", "shared", "storage", "subscription",
+    "admin", "webhook", "consumer", "secure", "x",
+}  # fmt: skip
+"""`<owner>_key` names a secret (`API_KEY`, `AccountKey`, `SecretAccessKey`); any other key
+is a lookup key (`CACHE_KEY`, `primary_key`, `sort_key`) and is left alone."""
+_NOT_SECRET_TOKEN = {"max", "min", "num", "total", "eos", "bos", "pad", "unk", "sep", "cls", "mask", "start", "end", "stop", "special"}
+"""A token name with one of these words is a count (`MAX_TOKEN`) or a tokenizer's special token
+(`eos_token`), never a credential."""
+_NOT_A_PASS = {"first", "second", "third", "last", "next", "single", "multi", "forward", "backward", "fast", "full", "dry", "by"}
+
+
+def secret_name(name: str) -> bool:
+    """True when a key, a variable or a flag of this name holds a secret (`HF_TOKEN`, `DB_PASS`,
+    `MYSQL_PWD`, `SecretAccessKey`, `--api-key`), false for look-alikes that hold ordinary
+    values (`MAX_TOKEN`, `eos_token`, `CACHE_KEY`, `PWD`, `BYPASS`)."""
+    words = [w.lower() for w in _WORD.findall(name.translate(_FOLD))]
+    if not words:
+        return False
+    last, before = words[-1], words[:-1]
+    if last == "key" or last.endswith(("apikey", "accesskey", "secretkey", "privatekey", "accountkey", "authkey", "masterkey")):
+        return last != "key" or (bool(before) and before[-1] in _KEY_OWNERS)
+    if last in ("pass", "pwd"):
+        return bool(before) and before[-1] not in _NOT_A_PASS
+    if not last.endswith(_SECRET_WORDS):
+        return False
+    if last.endswith("token"):
+        return not (_NOT_SECRET_TOKEN & {*before, last.removesuffix("token")})
+    return True
+
+
+_NOT_SECRET_VALUE = re.compile(r"(?i)[-+]?\d+(?:\.\d+)?[kmgb]?|<[^<>\s]*>|true|false|none|null|yes|no|on|off|required|optional|\*+|x+")
+"""Values that hold no secret: a number (`MAX_TOKEN=4096`), a special token or placeholder in
+angle brackets (`<|im_end|>`, `</s>`, `<your-key>`), a word for yes/no/nothing, a mask."""
+
+
+def _secret_value(value: str, least: int = 1) -> bool:
+    inner = value[1:-1] if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'" else value
+    if len(inner) < least or inner.startswith(("$", "{{", "%(", MARK, "-")):
+        return False
+    return _NOT_SECRET_VALUE.fullmatch(inner) is None
+
+
+def _hide(value: str) -> str:
+    quote = value[0] if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'" else ""
+    return quote + MARK + quote
+
+
+def _assignment(least: int) -> Any:
+    def repl(m: re.Match[str]) -> str:
+        name, sep, value = m.group(1), m.group(2), m.group(3)
+        if not secret_name(name) or not _secret_value(value, least):
+            return m.group(0)
+        if least > 1 and name.isalpha() and value.isalpha() and "pass" not in name.translate(_FOLD).lower():
+            return m.group(0)  # prose ("the secret: batching"), not a `token: value` pair
+        return name + sep + _hide(value)
+
+    return repl
+
+
+def _flag(m: re.Match[str]) -> str:
+    flag, value = m.group(1), m.group(2)
+    if not secret_name(flag.strip("-= \t")) or not _secret_value(value):
+        return m.group(0)
+    return flag + _hide(value)
+
+
+_NAME = r"((?:[A-Za-z_][A-Za-z0-9_.-]*?)?(?:token|secret|pass(?:w(?:or)?d|phrase)?|pwd|key|credentials?))"
+_NOT_IN_NAME = r"(?<![A-Za-z0-9_.$-])"
+_QUOTED = r"\"[^\"\n]*\"|'[^'\n]*'"
+
+_BLOCK = r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----"
 
 # Order matters: whole blocks and structured forms first, bare token shapes last.
-_KEEP = r"(?!<redacted>|\$|\{\{)"  # already redacted, or a variable reference rather than a value
-_VALUE = r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'`]+)"
-
-# Order matters: whole blocks and structured forms first, bare token shapes last.
-_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    (
-        re.compile(r"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----.*?-----END \1PRIVATE KEY-----", re.S),
-        r"-----BEGIN \1PRIVATE KEY-----" + MARK + r"-----END \1PRIVATE KEY-----",
-    ),
-    # A key block cut off before its END line (a truncated paste) still hides the rest.
-    (
-        re.compile(r"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----(?!<redacted>)(?:(?!-----END).)+\Z", re.S),
-        r"-----BEGIN \1PRIVATE KEY-----" + MARK,
-    ),
+_PATTERNS: list[tuple[re.Pattern[str], Any]] = [
+    (re.compile(_BLOCK + r"(?!<redacted>).*?-----END \1-----", re.S), r"-----BEGIN \1-----" + MARK + r"-----END \1-----"),
+    # A key block cut off before the end of its END line (a truncated paste) hides all the rest.
+    (re.compile(_BLOCK + r"(?!<redacted>)(?:(?!-----END \1-----).)+\Z", re.S), r"-----BEGIN \1-----" + MARK),
     (
         re.compile(r"(?i)\b(authorization\s*[:=]\s*[\"']?)(bearer|basic|token|digest)\s+(?!<redacted>)[A-Za-z0-9._~+/=-]{6,}"),
         r"\1\2 " + MARK,
     ),
     (re.compile(r"(?i)\b(bearer)\s+(?!<redacted>)[A-Za-z0-9._~+/-]{16,}=*"), r"\1 " + MARK),
     (
-        re.compile(r"(?i)\b((?:x-api-key|api-key|x-auth-token|x-goog-api-key|private-token)\s*:\s*)" + _KEEP + r"[^\s\"',}]{8,}"),
+        re.compile(r"(?i)\b((?:x-api-key|api-key|x-auth-token|x-goog-api-key|private-token)\s*:\s*)(?!<redacted>|\$)[^\s\"',}]{8,}"),
         r"\1" + MARK,
     ),
+    # A flag that takes a secret: `--api-key X`, `--db-password=X`.
     (
-        re.compile(r"(?i)(--[a-z0-9-]*(?:api[-_]key|token|password|passwd|secret)(?:=|\s+))" + _KEEP + r"(?!\d+(?:\s|$))" + _VALUE),
-        r"\1" + MARK,
+        re.compile(
+            r"(?i)(--[a-z0-9-]*(?:key|token|pass(?:w(?:or)?d|phrase)?|pwd|secret|credentials?)(?:=|[ \t]+))(" + _QUOTED + r"|[^\s\"'`]+)"
+        ),
+        _flag,
     ),
-    (re.compile(r"(?i)(\b(?:export\s+)?" + _SECRET_NAME + r"\s*=\s*)" + _KEEP + _VALUE), r"\1" + MARK),
-    (re.compile(r"(?i)(\b" + _SECRET_NAME + r"\"?\s*:\s*\"?)" + _KEEP + r"([^\s\"',}]{8,})"), r"\1" + MARK),
-    (re.compile(r"(?i)(aws_secret_access_key\s*[=:]\s*)(?!<redacted>)\S+"), r"\1" + MARK),
-    (re.compile(r"\b([a-z][a-z0-9+.-]*://[^\s:/@]+:)(?!<redacted>)[^\s@/]+(@)"), r"\1" + MARK + r"\2"),
+    # `NAME=value` (shell, .env, connection strings: `AccountKey=...;`), any length.
+    (re.compile(r"(?i)" + _NOT_IN_NAME + _NAME + r"(\s*=\s*)(" + _QUOTED + r"|[^\s\"'`;]+)"), _assignment(1)),
+    # `name: value` and `"name": "value"` (YAML, JSON, headers), four characters or more.
+    (re.compile(r"(?i)" + _NOT_IN_NAME + _NAME + r"(\"?\s*:\s*)(" + _QUOTED + r"|[^\s\"',}]+)"), _assignment(4)),
+    # URL credentials, any scheme and case, the user name possibly empty (`redis://:pw@host`);
+    # the password may hold `/`, but a port (`host:8080/...@`) is no password.
+    (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s:/@]*:)(?!<redacted>|\$|\d+(?:/|@|$))([^\s@]+)(@)"), r"\1" + MARK + r"\3"),
+    # `curl -u user:password`, `mysql -pPASSWORD`: a password given to a client's own flag.
+    (re.compile(r"(\bcurl\b[^\n]*?\s(?:-u|--user)(?:[ \t]+|=)?['\"]?[^\s:'\"]*:)(?!<redacted>|\$)[^\s'\"]+"), r"\1" + MARK),
+    (re.compile(r"(\bmysql(?:dump|admin|sh|import)?\b[^\n]*?[ \t]-p)(?!<redacted>|\$)[^\s'\"]+"), r"\1" + MARK),
     (re.compile(r"(https://hooks\.slack\.com/services/)(?!<redacted>)[A-Za-z0-9/]{20,}"), r"\1" + MARK),
     (re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}"), MARK),
     (re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"), MARK),
@@ -59,6 +138,7 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bhf_[A-Za-z0-9]{30,}"), MARK),
     (re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})"), MARK),
     (re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), MARK),
+    (re.compile(r"\bnvapi-[A-Za-z0-9_-]{20,}"), MARK),
     (re.compile(r"\bxox[abposre]-[A-Za-z0-9-]{10,}"), MARK),
     (re.compile(r"\bxapp-\d-[A-Za-z0-9-]{10,}"), MARK),
     (re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), MARK),
@@ -70,33 +150,44 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
 # Fields that hold record ids (file names); their lists (links) too.
 _ID_FIELDS = {"id", "command", *RELATIONS}
 
-_SECRET_KEY_RE = re.compile(r"(?i)^" + _SECRET_NAME + r"$")
-
 T = TypeVar("T", bound=BaseModel)
 
 
 _CLUES = re.compile(
-    r'(?:token|secret|passw(?:or)?d|_key|api-key)"?\s*[:=]'
-    r"|--[a-z0-9-]*(?:api[-_]key|token|passw(?:or)?d|secret)(?:=|\s)"
-    r"|-----begin|authorization|bearer|://|sk-|k_live_|k_test_|aiza|ya29\.|hf_|gh[pousr]_|github_pat_|glpat-"
-    r"|xox|xapp-|npm_|pypi-|eyj|akia|asia"
+    r'(?:token|secret|pass|pwd|key|credential)[a-z]*"?\s*[:=]'
+    r"|--[a-z0-9-]*(?:key|token|pass|pwd|secret|credential)[a-z]*(?:=|\s)"
+    r"|-----begin|authorization|bearer|://|curl|mysql|sk-|k_live_|k_test_|aiza|ya29\.|hf_|gh[pousr]_|github_pat_|glpat-"
+    r"|nvapi-|xox|xapp-|npm_|pypi-|eyj|akia|asia"
 )
-"""What every pattern's match contains, in lowercase: a secret-named key or flag with its
-`=` or `:` (`HF_TOKEN=`, `"api_key":`, `--token `: the names end in token, secret, password,
-passwd or _key), or the fixed start of a token shape. A text in which this finds nothing,
-once lowercased (and `_FOLD`ed), cannot match any pattern, so its redaction is skipped
-(prose about "tokens" is common in an agent's transcript, and running every pattern over it
-was most of an import's redaction time)."""
-
-
-_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
-"""The only letters outside ASCII that a case-blind pattern takes for ASCII ones (dotted and
-dotless i, long s, the Kelvin sign), made those letters before the text is lowercased."""
+"""What every pattern's match contains, in lowercase: a name with a secret's word and its
+`=` or `:` (`HF_TOKEN=`, `"api_key":`, `--token `), or the fixed start of a token shape or
+client (`sk-`, `curl`). A text in which this finds nothing, once lowercased (and `_FOLD`ed),
+cannot match any pattern, so its redaction is skipped (prose about "tokens" is common in an
+agent's transcript, and running every pattern over it was most of an import's redaction time)."""
 
 
 def _may_hold_secret(text: str) -> bool:
     low = text.lower() if text.isascii() else text.translate(_FOLD).lower()
     return _CLUES.search(low) is not None
+
+
+def findings(text: str) -> list[str]:
+    """The spans of `text` that redaction would hide: what the tests' scans look for."""
+    if not _may_hold_secret(text):
+        return []
+    found = []
+    for pattern, repl in _PATTERNS:
+        for m in pattern.finditer(text):
+            if (repl(m) if callable(repl) else m.expand(repl)) != m.group(0):
+                found.append(m.group(0))
+    return found
+
+
+def slug_text(text: str) -> str:
+    """`text` made safe to derive an id (a file name, a commit subject) from: each secret is
+    the word `redacted`. Ids are made from this, never from the raw title: once slugged,
+    `AKIA...` is lowercase and no pattern would know it again."""
+    return redact_text(text).replace(MARK, " redacted ")
 
 
 def redact_text(text: str) -> str:
@@ -117,6 +208,24 @@ def _slug_safe(value: str) -> str:
     return cleaned.replace(MARK, "redacted")
 
 
+def _hidden_by_name(key: Any, value: Any) -> bool:
+    # An environment mapping (`HF_TOKEN: hf_...`) hides its value by the key's name.
+    return isinstance(key, str) and isinstance(value, str) and secret_name(key) and _secret_value(value)
+
+
+def _key(key: Any, taken: dict[Any, Any]) -> Any:
+    # A mapping key is text that reaches the file too (`versions`, `env`, a result's metrics);
+    # two keys that redact alike stay two entries.
+    if not isinstance(key, str):
+        return key
+    cleaned = redact_text(key)
+    if cleaned != key:
+        base, n = cleaned, 2
+        while cleaned in taken:
+            cleaned, n = f"{base}-{n}", n + 1
+    return cleaned
+
+
 def _walk(value: Any, key: str | None = None) -> Any:
     if isinstance(value, str):
         if key in _ID_FIELDS and id_problem(value) is None:
@@ -125,22 +234,17 @@ def _walk(value: Any, key: str | None = None) -> Any:
     if isinstance(value, list):
         return [_walk(v, key if key in _ID_FIELDS else None) for v in value]
     if isinstance(value, dict):
-        # An environment mapping (`HF_TOKEN: hf_...`) hides its value by the key's name.
-        return {
-            k: (
-                MARK
-                if isinstance(k, str) and _SECRET_KEY_RE.match(k) and isinstance(v, str) and v
-                else _walk(v, k if k in _ID_FIELDS else None)
-            )
-            for k, v in value.items()
-        }
+        out: dict[Any, Any] = {}
+        for k, v in value.items():
+            out[_key(k, out)] = MARK if _hidden_by_name(k, v) else _walk(v, k if k in _ID_FIELDS else None)
+        return out
     return value
 
 
 def _unchanged(value: Any) -> bool:
     """True when `_walk` would give the value back as it is, found without dumping a model:
-    no text that may hold a secret, and no secret-named key (a field's name too, as `_walk`
-    sees the dumped model) holding text other than the mark. Lists are looked into, as
+    no text (a mapping's keys included) that may hold a secret, and no secret-named key (a
+    field's name too, as `_walk` sees the dumped model) holding a value that is a secret. Lists are looked into, as
     `_walk` does; tuples, sets and other values are left alone by both."""
     if isinstance(value, str):
         return not _may_hold_secret(value)
@@ -153,7 +257,7 @@ def _unchanged(value: Any) -> bool:
     else:
         return True
     for key, item in items:
-        if isinstance(key, str) and isinstance(item, str) and item and item != MARK and _SECRET_KEY_RE.match(key):
+        if isinstance(key, str) and (_may_hold_secret(key) or _hidden_by_name(key, item)):
             return False
         if not _unchanged(item):
             return False

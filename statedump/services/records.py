@@ -15,6 +15,7 @@ from statedump.core import codec
 from statedump.core.clock import now
 from statedump.core.errors import StatedumpError, from_validation
 from statedump.core.layout import check_id
+from statedump.core.redact import slug_text
 from statedump.core.store.store import Store
 from statedump.models import KINDS, RELATIONS, RecordBase
 from statedump.models.ids import slugify
@@ -82,7 +83,7 @@ def build(
         title = data.get("title")
         if not isinstance(title, str) or not title.strip():
             raise StatedumpError("a record needs a title", where=where, hint="pass --title '...'")
-        data["id"] = slugify(title)
+        data["id"] = slugify(slug_text(title))  # redacted first: an id is a file name and a commit subject
         made_up = True
     if "at" not in data:
         data["at"] = now()

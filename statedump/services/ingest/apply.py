@@ -17,7 +17,7 @@ from statedump.core import codec
 from statedump.core.clock import fixed, now
 from statedump.core.errors import StatedumpError
 from statedump.core.layout import SESSION_FILE
-from statedump.core.redact import redact_model, redact_text
+from statedump.core.redact import redact_model, redact_text, slug_text
 from statedump.core.store.store import Store
 from statedump.models import Checkpoint, RecordBase, Session, id_problem
 from statedump.models.ids import slugify
@@ -104,7 +104,7 @@ def _choose_session(store: Store, plan: ImportPlan, requested: str | None) -> tu
     if existing:
         return store.pick_session(None), False
     suggested = str(plan.session.get("id") or plan.session.get("title") or plan.path.stem)
-    sid = suggested if id_problem(suggested) is None else slugify(suggested)
+    sid = suggested if id_problem(suggested) is None else slugify(slug_text(suggested))
     return sid, True
 
 
