@@ -149,7 +149,8 @@ def test_subagent_file_imports_alone(tmp_path: Path) -> None:
     for row in b.rows:
         row.update(isSidechain=True, agentId="a36efb2a")
     plan = claude_code.read(b.write(tmp_path / "agent-a36efb2a.jsonl"))
-    assert {r.kind for r in plan.records} == {"instruction", "file"}
+    # Its prompt is its goal too (the first request of a conversation is, issue 14).
+    assert {r.kind for r in plan.records} == {"instruction", "file", "goal"}
 
 
 def test_compaction_subagent_gives_its_summary_not_its_prompt(tmp_path: Path) -> None:

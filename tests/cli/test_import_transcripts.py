@@ -39,6 +39,8 @@ def test_claude_code_records_kind_by_kind() -> None:
             "a1c3e5f7-0000-4000-8000-000000000001",
             datetime(2026, 3, 14, 10, 0, 0, 100000, tzinfo=UTC),
         ),
+        # The rule laid down in that request binds the rest of the session (issue 14).
+        ("Always keep accuracy first.", "a1c3e5f7-0000-4000-8000-000000000001", datetime(2026, 3, 14, 10, 0, 0, 100000, tzinfo=UTC)),
         (
             "https://gist.github.com/catid/87cca824963f17fe7479a0ed26221397 - sm120 instructions",
             "a1c3e5f7-0000-4000-8000-000000000006",

@@ -16,9 +16,11 @@ from typing import Any
 
 from statedump.models import Instruction
 from statedump.services.ingest.actions import Actions
+from statedump.services.ingest.chatter import is_chatter
 from statedump.services.ingest.jsonl import Progress, iter_jsonl
 from statedump.services.ingest.plan import ImportPlan
 from statedump.services.ingest.transcript import Transcript, when
+from statedump.services.ingest.turns import Turns
 
 _HARNESS = (
     "<command-name>",
@@ -35,17 +37,34 @@ _HARNESS = (
 )
 
 
-def _user_text(content: Any) -> str | None:
-    """What the person typed, or None for a tool result or harness text."""
+_COMMAND = re.compile(r"<command-name>\s*(/?[^<\s]*)\s*</command-name>")
+_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+
+
+def _slash(text: str) -> tuple[str, str] | None:
+    """A slash command the person typed (`<command-name>/init</command-name>`): (name, arguments)."""
+    found = _COMMAND.search(text) if "<command-name>" in text[:400] else None
+    if found is None:
+        return None
+    args = _ARGS.search(text)
+    return found.group(1), (args.group(1).strip() if args else "")
+
+
+def _raw_text(content: Any) -> str | None:
+    """A user message's text, or None for a tool result."""
     if isinstance(content, str):
-        text = content
-    elif isinstance(content, list):
+        return content
+    if isinstance(content, list):
         if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
             return None
-        text = "\n\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
-    else:
-        return None
-    return None if text.lstrip().startswith(_HARNESS) else text
+        return "\n\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return None
+
+
+def _user_text(content: Any) -> str | None:
+    """What the person typed, or None for a tool result or harness text."""
+    text = _raw_text(content)
+    return None if text is None or text.lstrip().startswith(_HARNESS) else text
 
 
 def _assistant_text(message: dict[str, Any]) -> str:
@@ -91,6 +110,10 @@ _SERVING = re.compile(
 """What a shell call must name to be read: most shell calls of a session (ls, grep, git, cat)
 launch no server and run no benchmark, and parsing each of them (and waiting for its result)
 was most of an import's time. A failed shell call that names none of these is not recorded."""
+_END_TURN = re.compile(rb'"stop_reason"' + _W + rb":" + _W + rb'"end_turn"')
+_TURN_END = re.compile(rb'"subtype"' + _W + rb":" + _W + rb'"(?:stop_hook_summary|turn_duration)"')
+"""System lines Claude Code 2.x writes when the agent's turn ends (its messages then carry no `end_turn`)."""
+_SIDECHAIN = re.compile(rb'"isSidechain"' + _W + rb":" + _W + rb"true")
 _TOOL_ID = re.compile(rb'"tool_use_id"' + _W + rb":" + _W + rb'"([^"\\]{1,200})"')
 
 
@@ -128,9 +151,13 @@ class _PassOver:
     and reports it as before.
     """
 
-    def __init__(self, plan: ImportPlan, talk: Transcript):
+    def __init__(self, plan: ImportPlan, talk: Transcript, turns: Turns | None = None):
         self.plan = plan
         self.talk = talk
+        self.turns = turns
+        """Told of the assistant lines passed over: the agent worked, and maybe ended its turn."""
+        self.alone = False
+        """A subagent's own file: its sidechain lines are its conversation."""
         self.version: object = None
         self._envelope = False
         self._model = False
@@ -142,6 +169,18 @@ class _PassOver:
         if assistant and not self._model:
             self._model = "model_used" in self.plan.session
         return self._envelope and (self._model or not assistant)
+
+    def _worked(self, buf: bytes, start: int, end: int) -> None:
+        # What the parse would tell `Turns` of this line. `stop_reason` sits after the content,
+        # near the line's end; an unescaped `"stop_reason"` cannot be inside a string.
+        assert self.turns is not None
+        self.turns.did()
+        if _END_TURN.search(buf, max(start, end - 2048), end) is not None and self._main(buf, start, end):
+            self.turns.closed()
+
+    def _main(self, buf: bytes, start: int, end: int) -> bool:
+        # A line of the conversation itself, not of a subagent written inline.
+        return self.alone or _SIDECHAIN.search(buf, start, min(end, start + 1000)) is None
 
     def __call__(self, buf: bytes, start: int, end: int) -> bool:
         found = _LINE.match(buf, start, end)
@@ -155,9 +194,13 @@ class _PassOver:
             if kind == b"assistant":
                 if not self.talk.idle or not self._known(True):
                     return False
+                if self.turns is not None:
+                    self._worked(buf, start, end)
             elif kind == b"system":
                 if not self._known(False):
                     return False
+                if self.turns is not None and _TURN_END.search(buf, start, end) is not None and self._main(buf, start, end):
+                    self.turns.closed()
             elif kind in (b"summary", b"custom-title", b"user"):
                 # (A user line whose `type` comes last, after its message, lands here: read it.)
                 return False
@@ -170,13 +213,16 @@ def read(path: Path, progress: Progress | None = None, *, parse_all: bool = Fals
     plan = ImportPlan("claude-code", path)
     talk = Transcript(plan, "claude-code")
     version = None
-    over = _PassOver(plan, talk)
+    turns = Turns(plan, "claude-code")
+    over = _PassOver(plan, talk, turns)
     calls = _Calls(over)
     acts = Actions(plan, agent="claude-code")
     lines = iter_jsonl(path, plan, "Claude Code transcript (JSONL)", progress, None if parse_all else calls)
     alone: bool | None = None
     """A subagent's own file (its first line is a sidechain): its sidechain lines are its conversation."""
     compacting = False
+    expands: str | None = None
+    """The uuid of a slash command whose prompt comes next (as an isMeta line)."""
     titles: list[tuple[str, object]] = []
     prompts: dict[str, list[str]] = {"": []}
     uuids: set[str] = set()
@@ -198,10 +244,12 @@ def read(path: Path, progress: Progress | None = None, *, parse_all: bool = Fals
         if alone is None:
             alone = bool(line.get("isSidechain"))
             compacting = alone and str(line.get("agentId") or "").startswith("acompact")
+            over.alone = alone
         if line.get("isSidechain") and not alone:
             # An inline subagent's turns: what it ran counts, what it was told is not the person's.
             inline = line.get("message")
             if isinstance(inline, dict) and kind == "assistant":
+                turns.did()
                 _calls(inline, str(line.get("uuid") or f"{path.name}:{number}"), when(line.get("timestamp")), acts, calls.pending)
             elif isinstance(inline, dict) and kind == "user":
                 _results(inline, when(line.get("timestamp")), acts, calls.pending)
@@ -217,10 +265,15 @@ def read(path: Path, progress: Progress | None = None, *, parse_all: bool = Fals
         key = str(line.get("uuid") or f"{path.name}:{number}")
         message = line.get("message") if isinstance(line.get("message"), dict) else {}
         assert isinstance(message, dict)
+        if kind == "system" and line.get("subtype") in ("stop_hook_summary", "turn_duration"):
+            turns.closed()
         if kind == "assistant":
             model = message.get("model")
             if isinstance(model, str) and not model.startswith("<"):
                 plan.fact("model_used", model)
+            turns.did()
+            if message.get("stop_reason") == "end_turn":
+                turns.closed()
             said = _assistant_text(message)
             if compacting and "<summary>" in said:
                 summary = said.split("<summary>", 1)[1].split("</summary>", 1)[0]
@@ -232,17 +285,36 @@ def read(path: Path, progress: Progress | None = None, *, parse_all: bool = Fals
             if line.get("isCompactSummary"):
                 text = _user_text(message.get("content")) or ""
                 talk.summary(text, key, at, "compaction summary")
-            elif not line.get("isMeta"):
+                continue
+            expansion = bool(line.get("isMeta"))
+            if expansion:
+                # A slash command without arguments (`/init`) is followed by the prompt it stands
+                # for: that prompt is what the person asked.
+                if expands is None or line.get("parentUuid") != expands:
+                    continue
                 typed = _user_text(message.get("content"))
-                if compacting and typed is not None:
-                    continue  # the compaction prompt, not the person's words
-                if typed is not None:
-                    _fork(plan, prompts, line.get("parentUuid"), key)
-                    talk.user(typed, key, at)
-                    acts.user_urls(typed, key, at)
-                else:
+            else:
+                raw = _raw_text(message.get("content"))
+                typed = _user_text(message.get("content"))
+                if raw is None:
                     _results(message, at, acts, calls.pending)
+                    continue
+                if typed is None and (slash := _slash(raw)) is not None:
+                    command, arguments = slash
+                    typed = f"{command} {arguments}" if arguments else None
+                    expands = None if arguments else key
+            if compacting or typed is None:
+                continue  # (in a compaction subagent's file: the compaction prompt, not the person's words)
+            if is_chatter(typed):
+                talk.summary("", key, at, "")  # the person's turn, with nothing to do in it
+                continue
+            _fork(plan, prompts, line.get("parentUuid"), key)
+            known = turns.before()
+            talk.user(typed, key, at)
+            turns.request(known, rules=not expansion)
+            acts.user_urls(typed, key, at)
     talk.finish()
+    turns.settle()
     for title, leaf in titles:
         if leaf in uuids or leaf is None:
             plan.fact("title", title)

@@ -1,9 +1,16 @@
-"""What became of the person's requests in a Codex or opencode transcript.
+"""What became of the person's requests in a transcript (Claude Code, Codex, opencode).
 
 A request the agent worked on (tool calls or replies after it) and the person then moved on
-from (a later request), or that the agent closed (a finished turn), is `done`; one that still
-binds the work (it says what never or always to do) stays `active`, and so does the last
-request while nothing closed it. The session's first request is also its goal.
+from (a later request), or that the agent closed (a finished turn), is `done`; the last request
+stays `active` while nothing closed it, and one already `superseded` (a rewound branch) stays
+so. A message that is only a rule ("never push to main") binds the rest of the session: it is
+`standing` and stays `active`. A request that also lays down a rule ("… To be clear: don't use
+ClMail, use the builtin teams.") is done like any other, and its rule sentence is kept beside
+it as a standing instruction of its own.
+
+The session's first request is also its goal (unless a summary or dump named one):
+`achieved` when every request was carried out
+and the agent's plan has no open item left, else `active` (a session cut off mid-work).
 """
 
 from __future__ import annotations
@@ -11,10 +18,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from statedump.models import Goal, Instruction
-from statedump.services.ingest.plan import ImportPlan, one_line
+from statedump.models import Goal, Instruction, Task
+from statedump.services.ingest.plan import ImportPlan, one_line, stable_id
 
-_STANDING = re.compile(r"\b(?:do not|don't|dont|never|always|must not|mustn't|avoid)\b", re.I)
+_RULE = re.compile(
+    r"^[\W_]*(?:(?:to be clear|also|and|but|please|remember|note|important|just)\b[\W_]*)*"
+    r"(?:you\s+|we\s+)?(?:do not|don't|dont|never|always|must not|mustn't|should not|shouldn't|avoid)\b",
+    re.I,
+)
+"""A sentence that lays down a rule: it starts with "don't", "never", "always" (after "To be clear:")."""
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def rule_sentences(text: str) -> list[str]:
+    """The sentences of a message that lay down a rule, as written."""
+    return [s.strip() for s in _SENTENCE.split(text) if s.strip() and _RULE.match(s.strip())]
 
 
 @dataclass
@@ -36,18 +54,40 @@ class Turns:
     def before(self) -> set[str]:
         return {r.id for r in self.plan.records}
 
-    def request(self, known: set[str]) -> None:
-        """After a request was read: the instructions it added (ids not in `known`)."""
-        ids = {r.id for r in self.plan.records if isinstance(r, Instruction) and r.id not in known}
-        if ids:
-            self._turns.append(_Turn(ids, self.work))
+    def request(self, known: set[str], *, rules: bool = True) -> None:
+        """After a request was read: the instructions it added (ids not in `known`). With
+        `rules`, a rule the person laid down in it is kept as a standing instruction too (not
+        for a prompt the person did not write, such as a slash command's expansion)."""
+        added = [r for r in self.plan.records if isinstance(r, Instruction) and r.id not in known]
+        if not added:
+            return
+        ids = set()
+        for record in added:
+            found = rule_sentences(record.quote) if rules else []
+            if found and len(found) == sum(1 for s in _SENTENCE.split(record.quote) if s.strip()):
+                self.plan.add(record.model_copy(update={"standing": True}))  # the whole message is a rule
+                continue
+            ids.add(record.id)
+            for n, sentence in enumerate(found):
+                self.plan.add(
+                    Instruction(
+                        id=stable_id("msg", sentence, key=f"{record.id}:rule:{n}"),
+                        title=one_line(sentence, 120),
+                        quote=sentence,
+                        standing=True,
+                        at=record.at,
+                        source=record.source,
+                        tags=[*record.tags, "rule"],
+                    )
+                )
+        self._turns.append(_Turn(ids, self.work))
 
     def did(self) -> None:
         """The agent did something (a tool call, a reply)."""
         self.work += 1
 
     def closed(self) -> None:
-        """The agent finished its turn (opencode `finish: stop`, Codex `task_complete`)."""
+        """The agent finished its turn (Claude Code `end_turn`, opencode `finish: stop`, Codex `task_complete`)."""
         if self._turns and self.work > self._turns[-1].work:
             self._turns[-1].closed = True
 
@@ -59,17 +99,24 @@ class Turns:
             if nxt > turn.work and (n + 1 < len(turns) or turn.closed):
                 done |= turn.ids
         for record in list(self.plan.records):
-            if isinstance(record, Instruction) and record.id in done and not _STANDING.search(record.quote):
+            if isinstance(record, Instruction) and record.id in done and record.status == "active":
                 self.plan.add(record.model_copy(update={"status": "done"}))
+        asked = {i for t in turns for i in t.ids}
         first = next((r for r in self.plan.records if turns and isinstance(r, Instruction) and r.id in turns[0].ids), None)
-        if first is not None and len(first.quote) >= 20:
-            self.plan.add(
-                Goal(
-                    id=self.plan.readable_id("goal", one_line(first.quote, 40), key=f"goal:{first.id}"),
-                    title=one_line(first.quote, 200),
-                    body=first.quote if len(first.quote) > 200 or "\n" in first.quote.strip() else None,
-                    source=first.source,
-                    at=first.at,
-                    tags=[self.label],
-                )
+        if first is None or len(first.quote) < 20 or any(isinstance(r, Goal) for r in self.plan.records):
+            return  # (a summary or dump that names the goal says it better than the first request)
+        carried = first.status == "done" and not any(
+            isinstance(r, Instruction) and r.id in asked and r.status == "active" for r in self.plan.records
+        )
+        open_work = any(isinstance(r, Task) and r.status in ("todo", "in-progress") for r in self.plan.records)
+        self.plan.add(
+            Goal(
+                id=self.plan.readable_id("goal", one_line(first.quote, 40), key=f"goal:{first.id}"),
+                title=one_line(first.quote, 200),
+                status="achieved" if carried and not open_work else "active",
+                body=first.quote if len(first.quote) > 200 or "\n" in first.quote.strip() else None,
+                source=first.source,
+                at=first.at,
+                tags=[self.label],
             )
+        )
