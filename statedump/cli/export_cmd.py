@@ -27,14 +27,15 @@ def _report(folder: Path, written: list[str], unchanged: list[str], removed: lis
 @store_option
 @session_option
 def adr(folder: Path, store_path: Path | None, session: str | None) -> None:
-    """adr-tools files (NNNN-slug.md) and the .adr-dir file `adr list` needs, beside the folder."""
+    """adr-tools files (NNNN-slug.md), and the .adr-dir file `adr list` needs at the project's root."""
     from statedump.services.export.adr import export_adr
 
     store = open_store(store_path)
     state = store.load(store.pick_session(session))
     done, pointer = export_adr(state, folder)
     _report(done.folder, done.written, done.unchanged, done.removed)
-    click.echo(f"{pointer}: points adr-tools at {done.folder.name}/ (run `adr list` in {pointer.parent})")
+    where = "anywhere in" if pointer.parent != done.folder else "in"
+    click.echo(f"{pointer}: points adr-tools at {done.folder} (run `adr list` {where} {pointer.parent})")
 
 
 @export.command()

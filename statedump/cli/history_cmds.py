@@ -65,13 +65,14 @@ def dump(message: str | None, out: Path | None, store_path: Path | None, session
 
     Refuses while the session's files have uncommitted changes: a dump names a commit.
     """
+    from statedump.core.output import check_output, write_output
     from statedump.services.refs import make_dump
 
+    if out is not None:
+        check_output(out)
     store = open_store(store_path)
     sid = store.pick_session(session)
-    made, document = make_dump(store, sid, message)
-    if out is not None:
-        out.write_text(document, encoding="utf-8")
+    made, _ = make_dump(store, sid, message, before_tag=(lambda text: write_output(out, text)) if out is not None else None)
     if as_json:
         print_json({"tag": made.name, "number": made.number, "commit": made.sha, "message": made.message})
         return

@@ -23,8 +23,11 @@ from statedump.cli.common import open_store, session_option, store_option
 @session_option
 def render(fmt: str | None, out: Path | None, rev: str | None, store_path: Path | None, session: str | None) -> None:
     """Print the state document: Goal, Instructions, Discoveries, Accomplished, and the rest."""
+    from statedump.core.output import check_output, write_output
     from statedump.core.render import render_markdown
 
+    if out is not None:
+        check_output(out)
     store = open_store(store_path)
     if rev is not None:
         from statedump.services.history import resolve_ref
@@ -38,7 +41,7 @@ def render(fmt: str | None, out: Path | None, rev: str | None, store_path: Path 
     else:
         state = store.load(sid, rev)
     if out is not None:
-        out.write_text(render_markdown(state), encoding="utf-8")
+        write_output(out, render_markdown(state))
         click.echo(f"wrote {out}")
         return
     if fmt == "terminal":

@@ -65,13 +65,16 @@ def resume(budget: int | None, flavor: str, agents_md: Path | None, store_path: 
 @session_option
 def handoff(since: str | None, out: Path | None, fmt: str, store_path: Path | None, session: str | None) -> None:
     """The report for the next person: state, changes since the last dump, open questions, commands, benchmark trend."""
+    from statedump.core.output import check_output, write_output
     from statedump.core.render.handoff import handoff_markdown
     from statedump.services.report.handoff import build_handoff
 
+    if out is not None:
+        check_output(out)
     store = open_store(store_path)
     report = build_handoff(store, store.pick_session(session), since)
     if out is not None:
-        out.write_text(handoff_markdown(report), encoding="utf-8")
+        write_output(out, handoff_markdown(report))
         click.echo(f"wrote {out}")
     elif fmt == "terminal":
         from rich.console import Console

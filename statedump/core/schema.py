@@ -26,11 +26,13 @@ def schema_texts() -> dict[str, str]:
 
 def write_schemas(folder: Path) -> list[Path]:
     """Write every schema into `folder`; returns the paths written."""
-    folder.mkdir(parents=True, exist_ok=True)
+    from statedump.core.output import make_folder, write_output
+
+    make_folder(folder)
     paths = []
     for name, text in schema_texts().items():
         path = folder / name
-        path.write_text(text, encoding="utf-8")
+        write_output(path, text)
         paths.append(path)
     return paths
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -55,7 +56,7 @@ def last_dump(store: Store, session: str) -> Dump | None:
 DEFAULT_MESSAGE = "State dump"
 
 
-def make_dump(store: Store, session: str, message: str | None = None) -> tuple[Dump, str]:
+def make_dump(store: Store, session: str, message: str | None = None, before_tag: Callable[[str], None] | None = None) -> tuple[Dump, str]:
     """Render the session's committed state and tag HEAD as its next dump.
 
     Returns the dump and the rendered state document. Refuses (exit 2, nothing tagged)
@@ -87,4 +88,6 @@ def make_dump(store: Store, session: str, message: str | None = None) -> tuple[D
     text = " ".join((message or DEFAULT_MESSAGE).split())
     if not text:
         raise StatedumpError("the dump message is empty", where="-m", hint="say what the dump is about, or leave -m out")
+    if before_tag is not None:
+        before_tag(document)  # `dump --out`: the file is written first, so a refused write leaves no tag
     return tag_dump(store, session, text, fixed(), head), document

@@ -5,12 +5,13 @@ writing a folder of decision files so that a second export gives the same bytes.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
 from statedump.core.clock import now
 from statedump.core.errors import StatedumpError
+from statedump.core.output import make_folder, write_failure
 from statedump.core.render.markup import code, inline, link
 from statedump.core.render.numbers import number as figure
 from statedump.core.store.files import write_text_atomic
@@ -44,9 +45,60 @@ def slug(title: str) -> str:
     return slug_words(title, SLUG_MAX) or "decision"
 
 
-def number_decisions(state: SessionState) -> list[Numbered]:
-    """Every decision, numbered from 1 in the order they were made."""
-    return [Numbered(n, d, f"{n:04d}-{slug(d.title)}.md") for n, d in enumerate(state.of_kind(Decision), 1)]
+@dataclass(frozen=True)
+class Survey:
+    """What an export folder already holds: the numbers other files took (adr-tools' own records,
+    another session's export) and the numbers this session's earlier exports gave its decisions."""
+
+    taken: frozenset[int] = frozenset()
+    ours: dict[str, int] = field(default_factory=dict)
+    own_files: tuple[Path, ...] = ()
+
+
+_MARKER = re.compile(re.escape(MARKER_PREFIX) + r"([^/\s]+)/(\S+) -->")
+
+
+def survey(folder: Path, session: str) -> Survey:
+    """Read the numbered files of `folder`: which are this session's earlier exports, which are not."""
+    if folder.exists() and not folder.is_dir():
+        raise StatedumpError("expected a folder, found a file", where=folder, hint="name a new or existing folder with --dir")
+    if not folder.is_dir():
+        return Survey()
+    taken: set[int] = set()
+    ours: dict[str, int] = {}
+    own: list[Path] = []
+    for path in sorted(folder.iterdir()):
+        if not (path.is_file() and not path.is_symlink() and NUMBERED.match(path.name)):
+            continue
+        number = int(path.name.split("-", 1)[0])
+        found = _MARKER.search(read_text(path)[-400:])
+        if found and found.group(1) == session:
+            ours.setdefault(found.group(2), number)
+            own.append(path)
+        else:
+            taken.add(number)
+    return Survey(frozenset(taken), ours, tuple(own))
+
+
+def read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError as err:
+        raise StatedumpError(f"cannot read: {err.strerror or err}", where=path) from None
+
+
+def number_decisions(state: SessionState, folder: Survey | None = None) -> list[Numbered]:
+    """Every decision, numbered in the order they were made: the number an earlier export gave it,
+    else the next after every number the folder holds (so adr-tools' own records keep theirs)."""
+    folder = folder or Survey()
+    following = max(folder.taken | set(folder.ours.values()), default=0) + 1
+    out = []
+    for d in state.of_kind(Decision):
+        n = folder.ours.get(d.id)
+        if n is None:
+            n, following = following, following + 1
+        out.append(Numbered(n, d, f"{n:04d}-{slug(d.title)}.md"))
+    return out
 
 
 def decision_date(state: SessionState, decision: Decision) -> date:
@@ -128,39 +180,31 @@ class Written:
     removed: list[str]
 
 
-def write_folder(folder: Path, files: dict[str, str]) -> Written:
-    """Write `files` (name -> text) into `folder`, replacing earlier statedump exports there.
+def write_folder(folder: Path, files: dict[str, str], found: Survey) -> Written:
+    """Write `files` (name -> text) into `folder`, replacing this session's earlier export there.
 
-    Numbered files that an earlier export wrote and this one does not (a decision
-    renumbered or removed) are deleted; numbered files statedump did not write make
-    the export refuse before anything is touched, since adr-tools would mix them in.
+    Files an earlier export of the session wrote and this one does not (a decision renamed or
+    removed) are deleted; every other file (adr-tools' own records, another session's export)
+    is left as it is.
     """
-    if folder.exists() and not folder.is_dir():
-        raise StatedumpError("expected a folder, found a file", where=folder, hint="name a new or existing folder with --dir")
-    stale: list[Path] = []
-    if folder.is_dir():
-        for path in sorted(folder.iterdir()):
-            if not (path.is_file() and NUMBERED.match(path.name)):
+    clash = [name for name in files if (folder / name).exists() and folder / name not in found.own_files]
+    if clash:
+        raise StatedumpError(f"{clash[0]} is not this session's export", where=folder, hint="remove or rename that file, then export again")
+    stale = [p for p in found.own_files if p.name not in files]
+    make_folder(folder)
+    try:
+        result = Written(folder, [], [], [p.name for p in stale])
+        for path in stale:
+            path.unlink()
+        for name, text in files.items():
+            path = folder / name
+            if path.is_file() and path.read_bytes() == text.encode("utf-8"):
+                result.unchanged.append(name)
                 continue
-            if MARKER_PREFIX not in path.read_text(encoding="utf-8", errors="replace"):
-                raise StatedumpError(
-                    f"{path.name} was not written by statedump",
-                    where=folder,
-                    hint="export into an empty folder, or one that only holds an earlier statedump export",
-                )
-            if path.name not in files:
-                stale.append(path)
-    folder.mkdir(parents=True, exist_ok=True)
-    result = Written(folder, [], [], [p.name for p in stale])
-    for path in stale:
-        path.unlink()
-    for name, text in files.items():
-        path = folder / name
-        if path.is_file() and path.read_bytes() == text.encode("utf-8"):
-            result.unchanged.append(name)
-            continue
-        write_text_atomic(path, text)
-        result.written.append(name)
+            write_text_atomic(path, text)
+            result.written.append(name)
+    except OSError as err:
+        raise write_failure(err, folder) from None
     return result
 
 

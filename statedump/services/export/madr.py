@@ -25,6 +25,7 @@ from statedump.models.state import SessionState
 from statedump.services.bench.compare import direction, quantity
 from statedump.services.export.files import (
     Numbered,
+    Survey,
     Written,
     decision_date,
     enforced,
@@ -33,6 +34,7 @@ from statedump.services.export.files import (
     prompted_by,
     record_line,
     supersede_maps,
+    survey,
     tradeoff_text,
     write_folder,
 )
@@ -123,14 +125,16 @@ def madr_text(
     return "\n\n".join(parts) + "\n"
 
 
-def madr_files(state: SessionState, commits: dict[str, str] | None = None) -> dict[str, str]:
+def madr_files(state: SessionState, commits: dict[str, str] | None = None, found: Survey | None = None) -> dict[str, str]:
     """File name -> text for every decision; `commits` maps decision ids to the sha that recorded them."""
-    numbered = number_decisions(state)
+    numbered = number_decisions(state, found)
     forward, backward = supersede_maps(numbered)
     commits = commits or {}
     return {n.filename: madr_text(state, n, forward, backward, commits.get(n.decision.id)) for n in numbered}
 
 
 def export_madr(state: SessionState, folder: Path, commits: dict[str, str] | None = None) -> Written:
-    """Write the decisions into `folder` as MADR 4 files."""
-    return write_folder(folder.resolve(), madr_files(state, commits))
+    """Write the decisions into `folder` as MADR 4 files, beside any others there."""
+    folder = folder.resolve()
+    found = survey(folder, state.session.id)
+    return write_folder(folder, madr_files(state, commits, found), found)
