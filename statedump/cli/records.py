@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,38 +24,10 @@ def _read_source(path: str) -> tuple[bytes, str]:
     return p.read_bytes(), str(p)
 
 
-def _template(kind: str) -> str:
-    from statedump.core.fielddocs import field_doc
-    from statedump.models import field_order
+def _texts(fields: tuple[str, ...]) -> dict[str, str]:
+    from statedump.services.records import parse_field
 
-    cls = KINDS[kind]
-    lines = [f"# New {kind} record. Fill in the fields, save and quit; an empty file cancels.", f"kind: {kind}"]
-    for name in field_order(cls):
-        if name in ("kind", "at", "links", "tags"):
-            continue
-        field = cls.model_fields[name]
-        doc = field_doc(cls, name).split("\n")[0]
-        lines.append(f"# {name}: {doc}")
-        if name in ("title", "id"):
-            lines.append(f"{name}: ")
-        elif name == "status":
-            lines.append(f"status: {field.default}")
-    return "\n".join(lines) + "\n"
-
-
-def _edit_text(text: str, what: str) -> bytes | None:
-    # An agent or a script has no one at the keyboard: opening vim there would hang or
-    # spray escape codes, so without a terminal (and no $EDITOR set) say what to pass instead.
-    if not (sys.stdin.isatty() or os.environ.get("VISUAL") or os.environ.get("EDITOR")):
-        raise StatedumpError(
-            f"nothing to {what} and no terminal to open an editor in",
-            where="arguments",
-            hint="pass fields as flags (--title, --field key=value) or the whole record with --from FILE",
-        )
-    edited = click.edit(text, extension=".yaml", require_save=True)
-    if edited is None or not edited.strip() or all(line.startswith("#") or not line.strip() for line in edited.splitlines()):
-        return None
-    return edited.encode()
+    return dict(parse_field(f) for f in fields)
 
 
 @click.command()
@@ -68,7 +39,12 @@ def _edit_text(text: str, what: str) -> bytes | None:
 @click.option("--source", help="Where it came from: 'msg 6007', a uuid, a URL.")
 @click.option("--at", help="When it happened (ISO 8601; default now).")
 @click.option("--tag", "tags", multiple=True, help="A label; repeat for more.")
-@click.option("--field", "fields", multiple=True, help="Any other field as key=value (YAML value); repeat.")
+@click.option(
+    "--field",
+    "fields",
+    multiple=True,
+    help="Any other field as key=value: text as typed, lists and mappings as flow YAML or JSON (or key=@FILE); repeat.",
+)
 @click.option("--link", "links", multiple=True, help="A typed link REL:ID, e.g. evidence:fp8-kv-scale; repeat.")
 @click.option("--from", "from_file", help="Read the whole record as YAML from FILE, or - for stdin.")
 @store_option
@@ -91,30 +67,44 @@ def add(
     as_json: bool,
 ) -> None:
     """Add a record of KIND from flags, a YAML file (--from), or $EDITOR when nothing is given."""
-    from statedump.core import codec
-    from statedump.services.records import build, parse_field, parse_link
+    from statedump.core.schema import record_template
+    from statedump.services.fields import load_as_written
+    from statedump.services.records import build, parse_link
 
     store = open_store(store_path)
     sid = store.pick_session(session)
-    base: dict[str, Any] = {}
-    where = "arguments"
+    given: dict[str, Any] = {
+        k: v for k, v in (("title", title), ("body", body), ("status", status), ("source", source), ("at", at)) if v is not None
+    }
+    if tags:
+        given["tags"] = list(tags)
+    texts = _texts(fields)
+    pairs = [parse_link(item) for item in links]
+
+    def save(base: dict[str, Any], where: str) -> tuple[Any, str]:
+        record, made_up = build(kind, base=base, fields=given, texts=texts, links=pairs, record_id=record_id, where=where)
+        return store.add(sid, record, unique=made_up, where=None if where == "arguments" else where)
+
     nothing_given = all(v is None for v in (record_id, title, body, status, source, at, from_file)) and not (tags or fields or links)
     if from_file:
         data, where = _read_source(from_file)
-        base = codec.parse_yaml(data, where)
+        record, sha = save(load_as_written(data, where), where)
     elif nothing_given:
-        edited = _edit_text(_template(kind), "add")
-        if edited is None:
+        from statedump.cli.editor import edit_until_valid, require_editor
+
+        require_editor("add")
+        saved = edit_until_valid(
+            record_template(kind),
+            lambda data: save(load_as_written(data, "<editor>"), "<editor>"),
+            draft=kind,
+            retry=f"statedump add {kind}",
+        )
+        if saved is None:
             click.echo("cancelled: nothing was written", err=True)
             sys.exit(1)
-        where = "<editor>"
-        base = codec.parse_yaml(edited, where)
-    given: dict[str, Any] = dict(parse_field(f) for f in fields)
-    given.update({k: v for k, v in (("title", title), ("body", body), ("status", status), ("source", source), ("at", at)) if v is not None})
-    if tags:
-        given["tags"] = list(tags)
-    record, made_up = build(kind, base=base, fields=given, links=[parse_link(item) for item in links], record_id=record_id, where=where)
-    record, sha = store.add(sid, record, unique=made_up, where=None if where == "arguments" else where)
+        record, sha = saved
+    else:
+        record, sha = save({}, "arguments")
     if as_json:
         print_json({"commit": sha, "record": record})
     else:
@@ -124,10 +114,11 @@ def add(
 @click.command()
 @click.argument("record_id")
 @click.option("--title", help="New title.")
-@click.option("--body", help="New body.")
+@click.option("--body", help="New body ('' clears it).")
 @click.option("--source", help="Source of this change (goes into the commit trailer).")
-@click.option("--field", "fields", multiple=True, help="Set a field as key=value; repeat.")
+@click.option("--field", "fields", multiple=True, help="Set a field as key=value (typed as for `add`); repeat.")
 @click.option("--link", "links", multiple=True, help="Add a typed link REL:ID; repeat.")
+@click.option("--from", "from_file", help="Replace the whole record with the YAML in FILE (or - for stdin).")
 @store_option
 @session_option
 def edit(
@@ -137,36 +128,47 @@ def edit(
     source: str | None,
     fields: tuple[str, ...],
     links: tuple[str, ...],
+    from_file: str | None,
     store_path: Path | None,
     session: str | None,
 ) -> None:
-    """Change a record: with flags, or in $EDITOR when none are given. Invalid edits change nothing."""
+    """Change a record: with flags, a file (--from), or in $EDITOR when none are given.
+
+    An invalid edit changes nothing; in the editor it opens again with the error on top."""
     from statedump.core import codec
-    from statedump.services.records import build, parse_field, parse_link
+    from statedump.services.changes import replace, update
+    from statedump.services.fields import load_as_written
+    from statedump.services.records import parse_link
 
     store = open_store(store_path)
     sid = store.pick_session(session)
-    current = store.get(sid, record_id)
     if title is not None or body is not None or fields or links:
-        base = codec.record_data(current)
-        given: dict[str, Any] = dict(parse_field(f) for f in fields)
-        given.update({k: v for k, v in (("title", title), ("body", body)) if v is not None})
+        given: dict[str, Any] = {k: v for k, v in (("title", title), ("body", body)) if v is not None}
         if given.get("body") == "":
-            base.pop("body", None)  # `--body ""` clears the body
-            given.pop("body")
-        kind = str(given.pop("kind", current.kind))
-        record, _ = build(kind, base=base, fields=given, links=[parse_link(i) for i in links], where="arguments")
+            given["body"] = None  # `--body ""` clears the body
+        change = update(store, sid, record_id, given, source, texts=_texts(fields), links=[parse_link(i) for i in links])
+    elif from_file:
+        data, where = _read_source(from_file)
+        change = replace(store, sid, record_id, load_as_written(data, where), source, where=where)
     else:
-        edited = _edit_text(codec.dump_record(current), "change")
+        from statedump.cli.editor import edit_until_valid, require_editor
+
+        require_editor("change")
+        current = store.get(sid, record_id)
+        where = f"{record_id}.yaml (edited)"
+        edited = edit_until_valid(
+            codec.dump_record(current),
+            lambda data: replace(store, sid, record_id, load_as_written(data, where), source, expected=current, where=where),
+            draft=record_id,
+            retry=f"statedump edit {record_id}",
+        )
         if edited is None:
             click.echo("cancelled: nothing was written", err=True)
             sys.exit(1)
-        data = codec.parse_yaml(edited, f"{record_id}.yaml (edited)")
-        record = codec.record_from_data(data, f"{record_id}.yaml (edited)")
-    if record.id != record_id:
-        raise StatedumpError("an edit cannot change the id", where="id", hint="add a new record and link it with supersedes")
-    sha = store.put(sid, record, source=source)
-    click.echo(f"{record.kind} {record.id} " + (f"updated ({sha[:10]})" if sha else "unchanged"))
+        change = edited
+    assert change.after is not None
+    sha = change.commit
+    click.echo(f"{change.after.kind} {change.after.id} " + (f"updated ({sha[:10]})" if sha else "unchanged"))
 
 
 @click.command()
@@ -177,12 +179,14 @@ def edit(
 @session_option
 def status(record_id: str, new_status: str, source: str | None, store_path: Path | None, session: str | None) -> None:
     """Set a record's status (from its kind's closed set)."""
-    from statedump.services.records import set_status
+    from statedump.services.changes import set_status
 
     store = open_store(store_path)
     sid = store.pick_session(session)
-    current, record, sha = set_status(store, sid, record_id, new_status, source)
-    click.echo(f"{record.kind} {record.id}: {current.status} -> {new_status}" + (f" ({sha[:10]})" if sha else " (unchanged)"))
+    change = set_status(store, sid, record_id, new_status, source)
+    assert change.before is not None and change.after is not None
+    record, sha = change.after, change.commit
+    click.echo(f"{record.kind} {record.id}: {change.before.status} -> {new_status}" + (f" ({sha[:10]})" if sha else " (unchanged)"))
 
 
 @click.command("list")

@@ -1,4 +1,4 @@
-"""Store-level commands: init, demo, session new, sessions, schema, validate."""
+"""Store-level commands: init, demo, session new/edit/close, sessions, schema, validate."""
 
 from __future__ import annotations
 
@@ -91,6 +91,50 @@ def session_new(
         raise from_validation(err, "arguments") from None
     sha = store.create_session(meta)
     click.echo(f"session {session_id} started ({sha[:10]})")
+
+
+_SESSION_FIELDS = ("title", "model", "hardware", "agent", "repo", "branch", "body")
+
+
+@session.command("edit")
+@click.option("--title", help="New title.")
+@click.option("--model", help="The model being deployed or tuned.")
+@click.option("--hardware", help="The machine it runs on.")
+@click.option("--agent", help="The coding agent or person doing the work.")
+@click.option("--repo", help="Repository the work happens in.")
+@click.option("--branch", help="Git branch of that repository.")
+@click.option("--body", help="Longer description ('' clears it).")
+@click.option("--field", "fields", multiple=True, help="Any other session field as key=value (typed as for `add`); repeat.")
+@click.option("--source", help="Why, or where the change came from (commit trailer).")
+@store_option
+@session_option
+def session_edit(fields: tuple[str, ...], source: str | None, store_path: Path | None, session: str | None, **flags: str | None) -> None:
+    """Change the session's title, model, hardware, ... (one commit)."""
+    from statedump.services.changes import edit_session
+    from statedump.services.records import parse_field
+
+    store = open_store(store_path)
+    sid = store.pick_session(session)
+    given = {k: (v or None) for k, v in flags.items() if v is not None}  # '' clears a field
+    texts = dict(parse_field(f) for f in fields)
+    if not given and not texts:
+        raise StatedumpError("nothing to change", where="arguments", hint="pass --title, --model, ... or --field key=value")
+    _, after, sha = edit_session(store, sid, given, source, texts=texts)
+    click.echo(f"session {after.id} " + (f"updated ({sha[:10]})" if sha else "unchanged"))
+
+
+@session.command("close")
+@click.option("--source", help="Why, or where the change came from (commit trailer).")
+@store_option
+@session_option
+def session_close(source: str | None, store_path: Path | None, session: str | None) -> None:
+    """Mark the session closed; `session edit --field status=active` reopens it."""
+    from statedump.services.changes import close_session
+
+    store = open_store(store_path)
+    sid = store.pick_session(session)
+    _, _, sha = close_session(store, sid, source)
+    click.echo(f"session {sid} closed" + (f" ({sha[:10]})" if sha else " (already)"))
 
 
 @click.command()

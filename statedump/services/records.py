@@ -6,31 +6,27 @@ input with the same message.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
 
-from statedump.core import codec
 from statedump.core.clock import now
 from statedump.core.errors import StatedumpError, from_validation
 from statedump.core.layout import check_id
 from statedump.core.redact import slug_text
+from statedump.core.render.candidates import did_you_mean
 from statedump.core.store.store import Store
 from statedump.models import KINDS, RELATIONS, RecordBase
 from statedump.models.ids import slugify
 
 
-def parse_field(item: str) -> tuple[str, Any]:
-    """`key=value` -> (key, value); the value is read as YAML so lists, numbers and booleans work."""
+def parse_field(item: str) -> tuple[str, str]:
+    """`key=value` -> (key, value) with the value as typed; `build` reads it by the field's
+    type (services/fields.py: text stays text, lists and mappings are flow YAML or JSON)."""
     key, sep, raw = item.partition("=")
     if not sep or not key.strip():
         raise StatedumpError(f"--field {item!r} is not key=value", where="--field", hint="e.g. --field choice='BF16 KV cache'")
-    try:
-        value = codec.parse_yaml(f"v: {raw}".encode(), "--field").get("v") if raw.strip() else ""
-    except StatedumpError:
-        value = raw
-    return key.strip(), raw if isinstance(value, datetime) else value
+    return key.strip(), raw
 
 
 def parse_link(item: str) -> tuple[str, str]:
@@ -60,15 +56,28 @@ def build(
     links: list[tuple[str, str]] | None = None,
     record_id: str | None = None,
     where: str = "arguments",
+    texts: dict[str, str] | None = None,
 ) -> tuple[RecordBase, bool]:
     """Validate input as a record of `kind`. Returns the record and whether its id was made up
-    from the title (so the store may add a suffix if it is taken)."""
+    from the title (so the store may add a suffix if it is taken, or refuse the same title).
+
+    `base` is a whole record (YAML from `--from` or the editor, JSON from MCP), `fields` are
+    values to set over it (a dotted key reaches into a mapping), `texts` are `--field`
+    values as typed. All of them are read by the kind's field types (services/fields.py):
+    one rule for every face."""
+    from statedump.services.fields import Shape, from_text, typed
+
     if kind not in KINDS:
         raise StatedumpError(f"unknown kind {kind!r}", where="KIND", hint=f"use one of: {', '.join(KINDS)}")
+    cls = KINDS[kind]
     data: dict[str, Any] = dict(base or {})
     for key, value in (fields or {}).items():
         if value is not None:
             _set_path(data, key, value)
+    for key, raw in (texts or {}).items():
+        _set_path(data, key, from_text(cls, key, raw))
+    # `key:` with nothing after it (a template's empty line, JSON null) says nothing: absent.
+    data = {k: v for k, v in typed(data, Shape("model", model=cls)).items() if v is not None}
     if data.get("kind", kind) != kind:
         raise StatedumpError(f"field 'kind' is {data['kind']!r}, not {kind!r}", where=where)
     data["kind"] = kind
@@ -99,14 +108,22 @@ def with_status(current: RecordBase, new_status: str) -> RecordBase:
     """The record moved to `new_status`, which must be in its kind's closed set."""
     allowed = type(current).STATUSES
     if new_status not in allowed:
-        raise StatedumpError(f"{new_status!r} is not a {current.kind} status", where="STATUS", hint=f"use one of: {', '.join(allowed)}")
+        near = did_you_mean(new_status, allowed)
+        raise StatedumpError(
+            f"{new_status!r} is not a {current.kind} status",
+            where="STATUS",
+            hint=f"{near + ' ' if near else ''}use one of: {', '.join(allowed)}",
+        )
     return type(current).model_validate({**current.model_dump(), "status": new_status})
 
 
 def set_status(
     store: Store, session: str, record_id: str, new_status: str, source: str | None = None
 ) -> tuple[RecordBase, RecordBase, str | None]:
-    """Change a record's status and commit it: (before, after, commit or None when unchanged)."""
-    current = store.get(session, record_id)
-    record = with_status(current, new_status)
-    return current, record, store.put(session, record, action=f"status {new_status}", source=source)
+    """Change a record's status and commit it: (before, after, commit or None when unchanged).
+    The read and the write happen under one hold of the store lock (services/changes.py)."""
+    from statedump.services.changes import set_status as change_status
+
+    change = change_status(store, session, record_id, new_status, source)
+    assert change.before is not None and change.after is not None
+    return change.before, change.after, change.commit

@@ -21,8 +21,9 @@ for i in range(n):
     if mode == "explicit":
         args += ["--id", f"w{worker}-{i}"]
     else:
-        # Every worker asks for the same title, so ids are made up concurrently.
-        args[5] = "the same finding"
+        # Every worker asks for titles that make the same id, so ids are made up concurrently
+        # (the very same title twice is refused, naming the record that has it).
+        args[5] = "the same finding" + "!" * (i + 1) + "?" * int(worker)
     try:
         main(args, standalone_mode=False)
     except SystemExit as e:

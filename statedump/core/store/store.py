@@ -13,8 +13,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Callable, Iterable
-from contextlib import AbstractContextManager
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -28,6 +28,7 @@ from statedump.core.store.files import write_atomic
 from statedump.core.store.lock import store_lock
 from statedump.core.store.reader import parse_record, read_bytes, scan_records
 from statedump.models.ids import KIND_NAMES as KINDS
+from statedump.models.ids import with_suffix
 
 if TYPE_CHECKING:
     from statedump.models import RecordBase, Session
@@ -63,6 +64,12 @@ class Store:
     def __init__(self, root: Path):
         self.root = root
         self.git = Git(root)
+        # The lock is re-entrant within one Store: a service reads a record, changes it and
+        # writes it back inside one `with store.lock():`, and the write's own locking must
+        # not wait for itself (flock on a second descriptor would). Threads of one process
+        # (the MCP server's workers) take turns on `_guard` before the file lock.
+        self._guard = threading.RLock()
+        self._depth = 0
 
     # -- finding ------------------------------------------------------------
     @classmethod
@@ -195,9 +202,26 @@ class Store:
         return None
 
     # -- writing ------------------------------------------------------------
-    def lock(self) -> AbstractContextManager[None]:
-        """The store's write lock (a context manager)."""
-        return store_lock(self.git.git_dir / "statedump.lock")
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """The store's write lock (a context manager), re-entrant in one thread of one process.
+
+        Every read-modify-write of a record happens inside one hold of it: the read included,
+        so two writers never both start from the same old record and lose one change."""
+        with self._guard:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            with store_lock(self.git.git_dir / "statedump.lock"):
+                self._depth = 1
+                try:
+                    yield
+                finally:
+                    self._depth = 0
 
     @property
     def journal_path(self) -> Path:
@@ -265,14 +289,20 @@ class Store:
             msg = commit_message("new", None, session.id, None, f"session: new {session.id}")
             return self.commit_files({path: codec.dump_session(session).encode()}, msg, when or fixed())
 
-    def update_session(self, session: Session) -> str:
+    def update_session(self, session: Session, *, action: str = "edit", source: str | None = None) -> str | None:
+        """Rewrite `session.yaml` and commit it; None when nothing changed."""
         from statedump.core import codec
         from statedump.core.redact import redact_model
 
         path = self.session_dir(session.id) / SESSION_FILE
+        data = codec.dump_session(redact_model(session)).encode()
         with self.lock():
-            msg = commit_message("edit", None, session.id, None, f"session: edit {session.id}")
-            return self.commit_files({path: codec.dump_session(redact_model(session)).encode()}, msg, fixed())
+            if not path.is_file():
+                raise NotFound(f"no session {session.id!r}", where="-s", hint="`statedump sessions` lists them")
+            if path.read_bytes() == data and not self.git.status_porcelain(self.rel(path)):
+                return None
+            msg = commit_message(action, None, session.id, source, f"session: {action} {session.id}")
+            return self.commit_files({path: data}, msg, fixed())
 
     def missing_links(self, session: str, record: RecordBase) -> list[tuple[str, str]]:
         """(relation, id) of each link whose target is not in the session's working tree."""
@@ -320,31 +350,91 @@ class Store:
                         hint="pick another --id, or `statedump edit` it",
                     )
                 base, n = record.id, 2
-                while self.find_path(session, record.id) is not None:
-                    suffix = f"-{n}"
-                    record = record.model_copy(update={"id": base[: 64 - len(suffix)] + suffix})
+                while taken is not None:
+                    self._refuse_same_title(taken, record)
+                    record = record.model_copy(update={"id": with_suffix(base, f"-{n}")})
+                    taken = self.find_path(session, record.id)
                     n += 1
             path = self.record_path(session, record.kind, record.id)
             msg = commit_message(action, record, session, record.source)
             sha = self.commit_files({path: codec.dump_record(record).encode()}, msg, when or fixed())
         return record, sha
 
+    def _refuse_same_title(self, taken: Path, record: RecordBase) -> None:
+        # An id made up from a title that is taken: the same title again is almost always the
+        # same record added twice (a retried command, an agent that forgot), so it is refused
+        # with the id to edit instead; another title that slugs the same gets a suffix.
+        existing = parse_record(taken.read_bytes(), self.rel(taken))
+        if " ".join(existing.title.split()).casefold() == " ".join(record.title.split()).casefold():
+            raise StatedumpError(
+                f"a record titled {record.title!r} already exists: {existing.id}",
+                where=self.rel(taken),
+                hint=f"change it with `statedump edit {existing.id}`, or pass --id to add another",
+            )
+
     def put(self, session: str, record: RecordBase, *, action: str = "edit", source: str | None = None) -> str | None:
-        """Replace an existing record (its kind may change); None when nothing changed."""
+        """Replace an existing record (its kind may change); None when nothing changed.
+
+        The commit's source trailer is `source`, the source of this change: never the
+        record's own `source`, which says where the record first came from."""
+        with self.lock():
+            if self.find_path(session, record.id) is None:
+                raise NotFound(f"no record {record.id!r} in session {session!r}", where=record.id)
+            return self.replace_records(session, [record], action=action, source=source)
+
+    def replace_records(
+        self,
+        session: str,
+        records: Sequence[RecordBase],
+        *,
+        remove: Sequence[str] = (),
+        action: str,
+        primary: RecordBase | None = None,
+        subject: str | None = None,
+        source: str | None = None,
+        when: datetime | None = None,
+    ) -> str | None:
+        """Write `records` (each replacing the record of its id in whichever kind folder holds
+        it, or new) and delete the records whose ids are in `remove`, as one commit; None when
+        nothing changed. Links are checked against the session as it will be after the change.
+
+        `primary` (default: the first record) names the commit's record trailer. Callers that
+        read what they change hold `lock()` around the read and this call."""
         from statedump.core import codec
         from statedump.core.redact import redact_model
 
-        record = redact_model(record)
+        records = [redact_model(r) for r in records]
+        written = {r.id for r in records}
         with self.lock():
-            old = self.find_path(session, record.id)
-            if old is None:
-                raise NotFound(f"no record {record.id!r} in session {session!r}", where=record.id)
-            self._refuse_dangling(session, record)
-            path = self.record_path(session, record.kind, record.id)
-            data = codec.dump_record(record).encode()
-            if old == path and old.read_bytes() == data and not self.git.status_porcelain(self.rel(path)):
-                return None
-            files: dict[Path, bytes | None] = {path: data}
-            if old != path:
+            for record in records:
+                missing = [
+                    (rel, t) for rel, t in record.link_pairs() if t not in written and (t in remove or self.find_path(session, t) is None)
+                ]
+                if missing:
+                    rel, target = missing[0]
+                    more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+                    raise StatedumpError(
+                        f"link {rel} -> {target!r}: no such record in session {session!r}{more}",
+                        where=f"{record.kind}/{record.id}",
+                        hint="add the target first, or fix the id (`statedump list` shows them)",
+                    )
+            files: dict[Path, bytes | None] = {}
+            for record_id in remove:
+                old = self.find_path(session, record_id)
+                if old is None:
+                    raise NotFound(f"no record {record_id!r} in session {session!r}", where=record_id)
                 files[old] = None
-            return self.commit_files(files, commit_message(action, record, session, source or record.source), fixed())
+            for record in records:
+                path = self.record_path(session, record.kind, record.id)
+                old = self.find_path(session, record.id)
+                if old is not None and old != path:
+                    files[old] = None
+                files[path] = codec.dump_record(record).encode()
+            unchanged = all(
+                data is not None and path.is_file() and path.read_bytes() == data and not self.git.status_porcelain(self.rel(path))
+                for path, data in files.items()
+            )
+            if unchanged:
+                return None
+            head = primary or records[0]
+            return self.commit_files(files, commit_message(action, head, session, source, subject), when or fixed())
