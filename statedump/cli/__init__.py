@@ -71,6 +71,33 @@ class LazyGroup(click.Group):
         command: click.Command = getattr(importlib.import_module(module), attr)
         return command
 
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        name = click.utils.make_str(args[0]) if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            from statedump.cli.usage import unknown_command
+
+            raise unknown_command(ctx, name, self.list_commands(ctx))
+        return super().resolve_command(ctx, args)
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        # Usage mistakes become one line (statedump/cli/usage.py) instead of click's usage block.
+        kwargs.pop("standalone_mode", None)
+        kwargs["prog_name"] = "statedump"  # also under `python -m statedump` and click's test runner
+        try:
+            status = super().main(*args, standalone_mode=False, **kwargs)
+        except click.UsageError as err:
+            from statedump.cli.usage import usage_line
+
+            click.echo(usage_line(err), err=True)
+            sys.exit(err.exit_code)
+        except click.ClickException as err:
+            click.echo(f"statedump: {err.format_message()}", err=True)
+            sys.exit(err.exit_code)
+        except click.exceptions.Abort:
+            click.echo("Aborted.", err=True)
+            sys.exit(1)
+        sys.exit(status if isinstance(status, int) else 0)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):

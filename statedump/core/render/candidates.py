@@ -20,3 +20,12 @@ def nearest(query: str, names: Iterable[str], most: int = MOST) -> str:
     shown = unique if len(unique) <= most else difflib.get_close_matches(query.strip().lower(), unique, n=most, cutoff=0)
     rest = len(unique) - len(shown)
     return ", ".join(shown) + (f" and {rest} more" if rest else "")
+
+
+def did_you_mean(query: str, names: Iterable[str]) -> str | None:
+    """`did you mean 'render'?` for a near miss (`rendr`), else None: one suggestion, only when
+    it is close enough to be what was meant."""
+    unique = list(dict.fromkeys(names))
+    folded = {name.lower(): name for name in unique}
+    found = difflib.get_close_matches(query.strip().lower(), list(folded), n=1, cutoff=0.6)
+    return f"did you mean {folded[found[0]]!r}?" if found else None

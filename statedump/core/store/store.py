@@ -24,6 +24,7 @@ from statedump.core.errors import GitFailed, NotFound, StatedumpError
 from statedump.core.git.errors import CommandFailed
 from statedump.core.git.gateway import Git, find_worktree
 from statedump.core.layout import SESSION_FILE, SESSIONS, RecordRef, check_id, record_path, session_path
+from statedump.core.render.candidates import did_you_mean
 from statedump.core.store.files import write_atomic
 from statedump.core.store.lock import store_lock
 from statedump.core.store.reader import parse_record, read_bytes, scan_records
@@ -132,7 +133,12 @@ class Store:
         if session is not None:
             check_id(session, "session")
             if session not in ids:
-                raise NotFound(f"no session {session!r}", where="-s", hint="`statedump sessions` lists them")
+                near = did_you_mean(session, ids)
+                raise NotFound(
+                    f"no session {session!r}",
+                    where="-s",
+                    hint=f"{near} `statedump sessions` lists them" if near else "`statedump sessions` lists them",
+                )
             return session
         if not ids:
             raise StatedumpError("the store has no sessions", where=self.root, hint="run `statedump session new ID --title ...`")
@@ -190,7 +196,12 @@ class Store:
         """One record by id, from the working tree."""
         path = self.find_path(session, record_id)
         if path is None or not path.is_file():
-            raise NotFound(f"no record {record_id!r} in session {session!r}", where=record_id, hint="`statedump list` shows the ids")
+            near = did_you_mean(record_id, (p.stem for p in self.session_dir(session).glob("*/*.yaml")))
+            raise NotFound(
+                f"no record {record_id!r} in session {session!r}",
+                where=record_id,
+                hint=f"{near} `statedump list` shows the ids" if near else "`statedump list` shows the ids",
+            )
         return parse_record(path.read_bytes(), self.rel(path))
 
     def find_path(self, session: str, record_id: str) -> Path | None:
