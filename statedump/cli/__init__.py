@@ -48,6 +48,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("statedump.cli.mcp_cmd:mcp", "Serve the store to agents over MCP (stdio)."),
     "sync": ("statedump.cli.sync_cmd:sync", "Fetch, rebase and push the store through a git remote."),
     "doctor": ("statedump.cli.doctor_cmd:doctor", "Find and repair what a crash can leave behind."),
+    "agent": (
+        "statedump.cli.agent_cmd:agent",
+        "Wire an agent's hooks and MCP (agent install|uninstall|status claude-code|codex|opencode).",
+    ),
+    "hook": ("statedump.cli.hook_cmd:hook", "The handler the agents' hooks call: capture, re-inject, guard (always exits 0)."),
     "validate": ("statedump.cli.store_cmds:validate", "Check a whole session (exit 2 on problems)."),
     "schema": ("statedump.cli.store_cmds:schema", "Write or check (--check) the JSON Schemas."),
 }

@@ -10,11 +10,15 @@ from __future__ import annotations
 import importlib
 import inspect
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from statedump.core.errors import StatedumpError
-from statedump.services.ingest.jsonl import Progress
-from statedump.services.ingest.plan import ImportPlan
+
+if TYPE_CHECKING:
+    # Types only: `ingest.launch` is imported by the agents' guard, before every shell command,
+    # which must not pay for the plan's models (pydantic) to read a command line.
+    from statedump.services.ingest.jsonl import Progress
+    from statedump.services.ingest.plan import ImportPlan
 
 FORMATS: dict[str, tuple[str, str]] = {
     "markdown": ("statedump.services.ingest.markdown", "a state document or a compaction / handoff summary (.md)"),

@@ -1,0 +1,133 @@
+"""`statedump hook EVENT`: each agent's hook input read, the work done, the answer in its format.
+
+Formats implemented (checked late 2026, see docs/agents.md for the sources):
+
+- Claude Code (hooks reference, v2.1.76+ for PostCompact): JSON on stdin with `session_id`,
+  `transcript_path`, `cwd`, `hook_event_name` and per event `trigger` / `compact_summary` /
+  `source` / `reason` / `tool_name` + `tool_input.command`; answers `{"hookSpecificOutput":
+  {"hookEventName": ..., "permissionDecision": "deny|ask", "permissionDecisionReason": ...}}`,
+  `additionalContext` for context the model reads, `systemMessage` for the user.
+- Codex (codex-rs/hooks `*.command.input/output.schema.json`): the same wire shape, but a
+  PreToolUse answer may not say `ask` (nor `allow` without `updatedInput`): ask becomes deny.
+- opencode: our own plugin (`configs.OPENCODE_PLUGIN`) sends the same input fields and reads
+  `{"decision": "deny|ask|warn", "reason": ...}` back, or plain text for compaction context.
+
+Every event answers within the agent's budget: the guard from a precomputed file, capture by
+queueing the work for a worker (`capture`), re-inject by rendering the resume prompt.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+CAPTURE = ("PreCompact", "SessionEnd", "Stop")
+"""Events that import the transcript (PreCompact also tags a dump)."""
+EVENTS = ("PreToolUse", "SessionStart", "PostCompact", *CAPTURE)
+SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "exec_command", "local_shell", "container.exec"})
+"""Tool names of the agents' shell tools (Claude Code `Bash`, Codex `Bash` in hooks, opencode `bash`)."""
+REINJECT_SOURCES = frozenset({"compact", "resume", "clear"})
+
+
+@dataclass(frozen=True)
+class Options:
+    """How the hook was installed: what its command line says."""
+
+    agent: str = "claude-code"
+    guard: str = "warn"
+    budget: int = 2000
+    store: str | None = None
+    session: str | None = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the hook prints (nothing, JSON or plain text); the exit status is always 0."""
+
+    stdout: str = ""
+
+
+def read_input(raw: bytes) -> dict[str, Any]:
+    """The hook's JSON input; anything else is an empty input (the hook then does nothing)."""
+    if not raw.strip():
+        return {}
+    data = json.loads(raw)
+    return data if isinstance(data, dict) else {}
+
+
+def _json(data: dict[str, Any]) -> Answer:
+    return Answer(json.dumps(data, ensure_ascii=False))
+
+
+def guard_answer(agent: str, mode: str, reason: str) -> Answer:
+    """The agent's answer for a command the records contradict, in `mode` (warn, ask, deny)."""
+    if agent == "opencode":
+        return _json({"decision": mode, "reason": reason})
+    if mode == "warn":
+        first = reason.splitlines()[1].lstrip("- ") if "\n" in reason else reason
+        return _json(
+            {
+                "systemMessage": f"statedump guard: {first[:300]}",
+                "hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": reason},
+            }
+        )
+    decision = "deny" if mode == "deny" or agent == "codex" else "ask"
+    return _json(
+        {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": decision, "permissionDecisionReason": reason}}
+    )
+
+
+def context_answer(agent: str, event: str, text: str) -> Answer:
+    """Context for the model: Claude Code and Codex as `additionalContext`, opencode as plain text."""
+    if agent == "opencode":
+        return Answer(text)
+    return _json({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}})
+
+
+def shell_command(data: dict[str, Any]) -> str | None:
+    """The command of a shell tool call, or None for any other tool."""
+    if data.get("tool_name") not in SHELL_TOOLS:
+        return None
+    tool_input = data.get("tool_input")
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    if isinstance(command, list):  # Codex's exec-style calls give argv
+        command = " ".join(str(w) for w in command)
+    return command if isinstance(command, str) else None
+
+
+def run_guard(root: Path, opts: Options, data: dict[str, Any]) -> Answer:
+    """PreToolUse: check a shell command against the records; silent when it agrees with them."""
+    if opts.guard == "off":
+        return Answer()
+    command = shell_command(data)
+    if command is None:
+        return Answer()
+    from statedump.services.agents.guard import check_command, reason
+    from statedump.services.agents.guardfile import refresh
+
+    hits = check_command(refresh(root, opts.session), command)
+    if not hits:
+        return Answer()
+    return guard_answer(opts.agent, opts.guard, reason(hits, opts.guard))
+
+
+def run_reinject(root: Path, opts: Options, data: dict[str, Any]) -> Answer:
+    """SessionStart after a compaction, a resume or a clear: the resume prompt, within the budget."""
+    if opts.agent != "opencode" and data.get("source") not in REINJECT_SOURCES:
+        return Answer()
+    return context_answer(opts.agent, "SessionStart", resume_text(root, opts))
+
+
+FLAVORS = {"claude-code": "claude", "codex": "codex", "opencode": "opencode"}
+
+
+def resume_text(root: Path, opts: Options) -> str:
+    """The budgeted resume prompt for this agent."""
+    from statedump.core.store.store import Store
+    from statedump.services.report.resume import resume_prompt
+
+    store = Store(root)
+    state = store.load(store.pick_session(opts.session))
+    return resume_prompt(state, flavor=FLAVORS.get(opts.agent, "plain"), budget=opts.budget).text

@@ -1,0 +1,86 @@
+"""What the hooks leave behind: when each ran last, and one line per failure.
+
+A hook never breaks its agent, so a failure cannot be shown where it happens: it goes to
+`.git/statedump/hooks.log`, one line each, which `statedump agent status` and `statedump
+doctor` show. When each hook last ran is the modification time of an empty marker file per
+agent and event (`.git/statedump/hooks/<agent>.<event>`): touching a file is cheaper than
+rewriting a shared JSON file before every shell command, and two hooks at once cannot lose
+each other's update.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+LOG = "hooks.log"
+MARKS = "hooks"
+KEEP_BYTES = 256 * 1024
+"""The log is cut to its newer half past this size: it is for the last failures, not an archive."""
+
+
+@dataclass(frozen=True)
+class LastRun:
+    """One hook's last run."""
+
+    agent: str
+    event: str
+    at: datetime
+
+
+def _stamp() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def mark_run(folder: Path, agent: str, event: str) -> None:
+    """Note that `agent`'s `event` hook ran now (never raises)."""
+    with contextlib.suppress(OSError):
+        marks = folder / MARKS
+        path = marks / f"{agent}.{event}"
+        try:
+            os.utime(path)
+        except FileNotFoundError:
+            marks.mkdir(parents=True, exist_ok=True)
+            path.touch()
+
+
+def log_failure(folder: Path, agent: str, event: str, what: str) -> None:
+    """Append one line saying what failed (never raises: the log is the last resort)."""
+    line = " ".join(what.split())[:500]
+    with contextlib.suppress(OSError):
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / LOG
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(f"{_stamp()} {agent} {event}: {line}\n")
+        if path.stat().st_size > KEEP_BYTES:
+            data = path.read_bytes()
+            keep = data[len(data) // 2 :]
+            path.write_bytes(keep[keep.find(b"\n") + 1 :])
+
+
+def last_runs(folder: Path) -> list[LastRun]:
+    """Every hook that ran, newest first."""
+    out = []
+    with contextlib.suppress(OSError), os.scandir(folder / MARKS) as entries:
+        for entry in entries:
+            agent, _, event = entry.name.partition(".")
+            if event:
+                out.append(LastRun(agent, event, datetime.fromtimestamp(entry.stat().st_mtime, UTC)))
+    return sorted(out, key=lambda r: r.at, reverse=True)
+
+
+def failures(folder: Path, limit: int = 5) -> list[str]:
+    """The last `limit` lines of the hook log, oldest first."""
+    try:
+        lines = (folder / LOG).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    return lines[-limit:]
+
+
+def seconds_since(moment: datetime) -> float:
+    return time.time() - moment.timestamp()
