@@ -47,6 +47,7 @@ _EPILOG = (
 @click.option("--dry-run", is_flag=True, help="Print what would be recorded; write nothing.")
 @click.option("--strict", is_flag=True, help="Import nothing when any line cannot be read (exit 2).")
 @click.option("--session-title", help="Title for the session (a new session, or to retitle an existing one).")
+@click.option("--full", is_flag=True, help="Read a transcript whole, even when only its end is new since the last import.")
 @store_option
 @session_option
 @json_option
@@ -56,30 +57,40 @@ def import_(
     dry_run: bool,
     strict: bool,
     session_title: str | None,
+    full: bool,
     store_path: Path | None,
     session: str | None,
     as_json: bool,
 ) -> None:
     """Import FILE as FORMAT into a session (-s; created when it does not exist), as one commit.
 
-    Importing the same file again adds nothing. Unreadable lines are reported and skipped
-    (--strict: nothing is imported). Secrets are redacted before anything is written.
+    Importing the same file again adds nothing. A Claude Code or Codex transcript imported
+    before is read on from where that import stopped (--full: read whole); an unchanged one
+    is not read at all. Unreadable lines are reported and skipped (--strict: nothing is
+    imported). Secrets are redacted before anything is written.
     """
-    from statedump.services.ingest import read_plan
-    from statedump.services.ingest.apply import apply_plan
+    from statedump.services.ingest.incremental import import_incremental
 
     store = open_store(store_path)
     with _progress(f"reading {file.name}") as progress:
-        plan = read_plan(fmt, file, progress, every_line=strict)
-    report = apply_plan(store, plan, session, dry_run=dry_run, strict=strict, session_title=session_title)
+        report = import_incremental(
+            store, file, fmt=fmt, session=session, full=full, dry_run=dry_run, strict=strict, session_title=session_title, progress=progress
+        )
     if as_json:
         print_json(report.as_json())
+        return
+    if report.read is not None and report.read.mode == "unchanged":
+        click.echo(
+            f"imported {fmt} {safe(file.name)} into {report.session}: 0 added, 0 changed (unchanged since its last import: nothing read)"
+        )
         return
     verb = "would import" if dry_run else "imported"
     counts = f"{len(report.added)} added, {len(report.changed)} changed, {report.unchanged} unchanged"
     new = " (new session)" if report.created_session else ""
     done = f" ({report.commit[:10]})" if report.commit else (" (nothing to write)" if not dry_run else "")
     click.echo(f"{verb} {fmt} {safe(file.name)} into {report.session}{new}: {counts}{done}")
+    if report.read is not None and report.read.mode == "incremental":
+        click.echo(f"  read bytes {report.read.start}-{report.read.size} of {report.read.size} ({report.read.why})")
     for mark, records in (("+", report.added), ("~", report.changed)):
         if dry_run or len(records) <= 20:
             for r in records:

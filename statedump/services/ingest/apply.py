@@ -18,6 +18,7 @@ from statedump.core.clock import fixed, now
 from statedump.core.errors import StatedumpError
 from statedump.core.layout import SESSION_FILE
 from statedump.core.redact import redact_model, redact_text, slug_text
+from statedump.core.store.fit import fit_record, fit_session
 from statedump.core.store.store import Store
 from statedump.models import Checkpoint, RecordBase, Session, id_problem
 from statedump.models.ids import slugify
@@ -27,6 +28,26 @@ from statedump.services.ingest.jsonl import file_digest
 from statedump.services.ingest.plan import SESSION_FACTS, CheckpointMark, ImportPlan, Skipped
 from statedump.services.refs import list_dumps
 from statedump.services.refs import prefix as dumps_prefix
+
+
+@dataclass(frozen=True)
+class ReadSpan:
+    """Which part of the file an import read (see incremental.py)."""
+
+    mode: str
+    """"full" (read whole), "incremental" (read on from `start`) or "unchanged" (not read at all)."""
+    start: int
+    """Byte offset the read began at."""
+    end: int
+    """Byte offset after the last complete line read (a line still being written is read next time)."""
+    size: int
+    """The file's size."""
+    why: str = ""
+    """Why this way: "grown by N bytes since the last import", "the part read before has changed", ..."""
+
+    def as_json(self) -> dict[str, Any]:
+        """The span as JSON-ready data."""
+        return {"mode": self.mode, "start": self.start, "end": self.end, "size": self.size, "why": self.why}
 
 
 @dataclass
@@ -46,9 +67,12 @@ class ImportReport:
     commit: str | None = None
     tags: list[str] = field(default_factory=list)
     dry_run: bool = False
+    read: ReadSpan | None = None
+    """Which part of the file was read, when the import went through `import_incremental`."""
 
     def as_json(self) -> dict[str, Any]:
         """The report as JSON-ready data."""
+        extra = {} if self.read is None else {"read": self.read.as_json()}
         return {
             "format": self.format,
             "source": self.source,
@@ -63,6 +87,7 @@ class ImportReport:
             "commit": self.commit,
             "tags": self.tags,
             "dry_run": self.dry_run,
+            **extra,
         }
 
 
@@ -138,7 +163,7 @@ def _session_after(current: Session | None, sid: str, plan: ImportPlan, title: s
     new = [Checkpoint(at=c.at, source=c.source, message=c.message) for c in plan.checkpoints if c.at and c.source not in known]
     if new:
         session = session.model_copy(update={"checkpoints": [*session.checkpoints, *new]})
-    return redact_model(session)
+    return fit_session(redact_model(session))
 
 
 def _message(report: ImportReport) -> str:
@@ -177,14 +202,17 @@ def apply_plan(
     dry_run: bool = False,
     strict: bool = False,
     session_title: str | None = None,
+    source: str | None = None,
 ) -> ImportReport:
     """Write the plan's records into a session (created when missing) as one commit, then tag
     each checkpoint as a dump. Records already there with the same content are left alone,
-    so importing the same file twice adds nothing."""
+    so importing the same file twice adds nothing. `source` names what was read, for the
+    commit's trailer (default: `source_label` of the file)."""
     if strict and plan.skipped:
         raise _skipped_error(plan)
     sid, create = _choose_session(store, plan, session)
-    report = ImportReport(plan.format, source_label(plan.path), sid, created_session=create, dry_run=dry_run)
+    label = source if source is not None else source_label(plan.path)
+    report = ImportReport(plan.format, label, sid, created_session=create, dry_run=dry_run)
     report.skipped = list(plan.skipped)
     report.notes = list(plan.notes)
     state = None if create else store.load(sid)
@@ -287,7 +315,7 @@ def _prepared(raw: RecordBase, index: int, existing: dict[str, RecordBase], base
         data = old.model_dump()
         data.update({k: v for k, v in raw.model_dump(exclude_unset=True).items() if k not in guessed and k != "at"})
         record = type(raw).model_validate(data)
-    record = redact_model(record)
+    record = fit_record(redact_model(record))  # redacted, then cut to the size a file may have
     if record.at is None:
         record = record.model_copy(update={"at": base + timedelta(seconds=index)})
     if old is not None and _comparable(old) == _comparable(record):

@@ -7,13 +7,16 @@ line is reported with its number and the rest goes on.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import queue
 import threading
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 from statedump.core.errors import StatedumpError
 from statedump.services.ingest.plan import ImportPlan
@@ -72,12 +75,75 @@ _BLOCK = 4 << 20
 one (larger blocks are no longer in the processor's cache when their lines are scanned)."""
 
 
+class PassOver(Protocol):
+    """Tells from a line's bytes that the reader has no use for its parse (see `iter_jsonl`).
+
+    True passes the line over; so does a non-empty `bytes` token, which says that deciding
+    it told the reader something all the same (Claude Code's reader counts the agent's work
+    from lines it does not parse). An incremental import keeps the token and hands it to
+    `replay` where the line was, so that the reader learns it again without the line.
+    """
+
+    def __call__(self, buf: bytes, start: int, end: int, /) -> bool | bytes: ...
+
+    def replay(self, token: bytes, /) -> None: ...
+
+
+@dataclass
+class Resume:
+    """Where `iter_jsonl` picks a file up again (see incremental.py), and what it read this time.
+
+    The lines the reader parsed before `offset` are handed to it again (`replay`, with their
+    numbers) before the file is read on from `offset`: a reader that passes over a line only
+    when reading it would change nothing (`passed_over`) is then in the very state a whole
+    read would have left it in, without any reader keeping state of its own between imports.
+    """
+
+    path: Path
+    """The file, resolved: only `iter_jsonl` calls for this file resume."""
+    offset: int = 0
+    """Bytes already read (the end of a complete line): reading starts here."""
+    lines: int = 0
+    """Lines before `offset`: numbering goes on after them."""
+    replay: list[tuple[int, bytes]] = field(default_factory=list)
+    """(number, line) of every line parsed before `offset`, handed to the reader first; an
+    entry that starts with `!` is instead a token a line passed over gave (see `PassOver`)."""
+    keep_limit: int = 64 << 20
+    """Bytes of parsed lines kept for the next import at most; beyond it `kept` is None (the
+    next import reads the file whole: a reader that parses every line would otherwise keep a
+    second copy of the file)."""
+    kept: list[tuple[int, bytes]] | None = None
+    """After the read: `replay` and the lines parsed now, or None when over `keep_limit`."""
+    end: int = 0
+    """After the read: the end of the last complete line (a line still being written is read again)."""
+    end_lines: int = 0
+    """After the read: lines before `end`."""
+    digest: str = ""
+    """After the read: sha256 of the bytes read this time (`offset` to the end of the file)."""
+
+
+_resume: ContextVar[Resume | None] = ContextVar("statedump_resume", default=None)
+"""The resume point of the import under way. A context variable rather than a parameter, so
+that every reader built on `iter_jsonl` resumes without knowing about it."""
+
+
+@contextlib.contextmanager
+def resuming(resume: Resume) -> Iterator[Resume]:
+    """Within the block, `iter_jsonl` reads `resume.path` from `resume.offset` and fills in
+    what it read; other files are read as usual."""
+    token = _resume.set(resume)
+    try:
+        yield resume
+    finally:
+        _resume.reset(token)
+
+
 def iter_jsonl(
     path: Path,
     plan: ImportPlan,
     what: str,
     progress: Progress | None = None,
-    passed_over: Callable[[bytes, int, int], bool] | None = None,
+    passed_over: PassOver | Callable[[bytes, int, int], bool] | None = None,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for every line that holds a JSON object.
 
@@ -88,26 +154,54 @@ def iter_jsonl(
     `passed_over(buffer, start, end)` lets a reader pass over the line `buffer[start:end]`
     without parsing it, when it can tell from the bytes that the line is a JSON object it
     has no use for. Such a line counts as read, but only when it also looks undamaged (see
-    `_plain`); otherwise it is parsed, and reported when it is not JSON.
+    `_plain`); otherwise it is parsed, and reported when it is not JSON. It may also answer
+    with a token (see `PassOver`).
+
+    Within `resuming(...)` for this file, the lines parsed before are handed over first,
+    then the file is read from the resume offset (see `Resume`).
     """
     size = check_file(path, what)
-    digest = start_digest(path)
+    resume = _resume.get()
+    if resume is not None and resume.path != path.resolve():
+        resume = None
+    kept: list[tuple[int, bytes]] | None = None
+    kept_bytes = limit = 0
+    offset = lines = 0
     good = 0
+    if resume is not None:
+        offset, lines, kept, limit = resume.offset, resume.lines, list(resume.replay), resume.keep_limit
+        kept_bytes = sum(len(raw) for _, raw in kept)
+        for number, raw in resume.replay:
+            if raw.startswith(b"!"):
+                passed_over.replay(raw[1:-1])  # type: ignore[union-attr]  # only a PassOver gives tokens
+                continue
+            good += 1
+            yield number, json.loads(raw)
+    total = size - offset
+    # A whole file is hashed beside the reader; the few megabytes a resumed read takes, in line.
+    digest: _Digest | _Plain = start_digest(path) if resume is None else _Digest() if total > _BLOCK else _Plain()
     done = 0
+    end = offset
     last: bytes | None = None
     ascii_block = nul_free = True
     with open(path, "rb", buffering=0) as fh:
-        for number, (buf, start, end) in enumerate(_lines(fh, digest), start=1):
-            done += end - start
-            if progress is not None and (number % 256 == 0 or done == size):
-                progress(done, size)
-            if passed_over is not None and passed_over(buf, start, end):
+        fh.seek(offset)
+        for number, (buf, start, stop) in enumerate(_lines(fh, digest), start=lines + 1):
+            done += stop - start
+            if resume is not None and buf[stop - 1] == 10:  # b"\n": a complete line
+                end, lines = offset + done, number
+            if progress is not None and (number % 256 == 0 or done == total):
+                progress(done, total)
+            if passed_over is not None and (passed := passed_over(buf, start, stop)):
+                if kept is not None and passed is not True:
+                    kept_bytes += len(passed) + 2
+                    kept.append((number, b"!" + passed + b"\n"))
                 if buf is not last:
                     last, ascii_block, nul_free = buf, buf.isascii(), b"\x00" not in buf
-                if _plain(buf, start, end, ascii_block, nul_free):
+                if _plain(buf, start, stop, ascii_block, nul_free):
                     good += 1
                     continue
-            raw = buf[start:end]
+            raw = buf[start:stop]
             if not raw.strip():
                 continue
             try:
@@ -123,15 +217,25 @@ def iter_jsonl(
                 plan.skip(number, f"expected a JSON object, found {type(value).__name__}")
                 continue
             good += 1
+            if kept is not None and raw.endswith(b"\n"):
+                kept_bytes += len(raw)
+                if kept_bytes > limit:
+                    kept = None
+                else:
+                    kept.append((number, raw))
             yield number, value
     if progress is not None:
-        progress(size, size)
+        progress(total, total)
+    if resume is not None:
+        if isinstance(digest, _Digest):
+            digest.join()
+        resume.kept, resume.end, resume.end_lines, resume.digest = kept, end, lines, digest.hexdigest or ""
     if good == 0:
         first = plan.skipped[0].reason if plan.skipped else "no JSON object on any line"
         raise StatedumpError(f"not a {what} file: no line could be read ({first})", where=path, hint="check the format name and the file")
 
 
-def _lines(fh: BinaryIO, digest: _Digest) -> Iterator[tuple[bytes, int, int]]:
+def _lines(fh: BinaryIO, digest: _Digest | _Plain) -> Iterator[tuple[bytes, int, int]]:
     """Each line as (buffer, start, end), its newline included: the file is read in large
     blocks (each also handed to the digest), and only a line that spans two blocks is copied."""
     rest = b""
@@ -196,6 +300,21 @@ class _Digest(threading.Thread):
     def run(self) -> None:
         while (block := self._blocks.get()) is not None:
             self._hash.update(block)
+        self.hexdigest = self._hash.hexdigest()
+
+
+class _Plain:
+    """The sha256 of the blocks handed over, in the reader's own thread (for the small part of
+    a file a resumed read takes, a thread would cost more than it saves)."""
+
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256()
+        self.hexdigest: str | None = None
+
+    def feed(self, block: bytes) -> None:
+        self._hash.update(block)
+
+    def close(self) -> None:
         self.hexdigest = self._hash.hexdigest()
 
 

@@ -1,0 +1,228 @@
+"""Importing a transcript again reads only what was written since the last import.
+
+An agent's transcript only grows while the session runs, and the agent hooks import it at
+every compaction: reading hundreds of megabytes each time would make every compaction wait.
+So each import of a Claude Code or Codex transcript leaves, under `.git/statedump/imports/`,
+one state file per (format, transcript, session): how far the file was read (the end of its
+last complete line), a digest of the 64 KB before that point, and the lines the reader parsed
+on the way (the few a Claude Code reader does not pass over unparsed).
+
+The next import compares: the same size and the same tail is an unchanged file (one stat and
+one hash of 64 KB, no parse); a shorter file or another tail is a rewritten one, read whole;
+otherwise the kept lines are handed to the reader again and the file is read on from where
+the last import stopped (see `jsonl.Resume`). The reader thus builds the same plan a whole read
+would, so every record that depends on what came before (the server running when a benchmark
+ran, a tool call whose result comes after the offset, the prompts a rewind abandons, the
+messages a later summary quotes) comes out as a whole read makes it, and no reader keeps state
+of its own. What the session already holds with the same content is left alone, as always.
+
+The state file is written (atomically) only after the import's commit: a kill in between
+leaves the previous state, and the next import reads that part again and adds nothing twice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from statedump.core.store.files import write_atomic
+from statedump.core.store.store import Store
+from statedump.services.ingest.apply import ImportReport, ReadSpan, apply_plan, source_label
+from statedump.services.ingest.jsonl import Progress, Resume, check_file, resuming
+
+STREAMED = ("claude-code", "codex")
+"""Formats read as JSON lines that only grow: these resume. Others are read whole each time."""
+
+TAIL = 64 * 1024
+"""Bytes before the offset whose digest tells a grown file from a rewritten one."""
+
+_VERSION = 1
+
+
+@dataclass(frozen=True)
+class _State:
+    """What the last import of a transcript read (the header of its state file)."""
+
+    path: str
+    session: str
+    size: int
+    offset: int
+    lines: int
+    tail: str
+    kept: int | None
+    """Number of kept lines that follow the header, or None when there were too many to keep."""
+
+
+def state_dir(store: Store) -> Path:
+    """Where the import states of a store are: inside `.git`, so never committed or synced."""
+    return store.git.git_dir / "statedump" / "imports"
+
+
+def state_path(store: Store, fmt: str, path: Path, session: str | None) -> Path:
+    """The state file of one transcript imported as `fmt` into `session` (None: the session the
+    import chooses, which the file then names)."""
+    key = hashlib.sha256(f"{fmt}\x00{path.resolve()}\x00{session or ''}".encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    return state_dir(store) / f"{key}.state"
+
+
+def tail_digest(path: Path, end: int) -> str:
+    """sha256 of the `TAIL` bytes of `path` before `end` (fewer at the start of the file)."""
+    start = max(0, end - TAIL)
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        data = fh.read(end - start)
+    return hashlib.sha256(data).hexdigest() if len(data) == end - start else ""
+
+
+def import_incremental(
+    store: Store,
+    path: Path,
+    *,
+    fmt: str = "claude-code",
+    session: str | None = None,
+    full: bool = False,
+    dry_run: bool = False,
+    strict: bool = False,
+    session_title: str | None = None,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Import `path` as `fmt` into `session`, reading only what the file gained since it was last
+    imported there (`full`: read it whole all the same). An unchanged file is not parsed:
+    the report's `read.mode` is "unchanged" and nothing is written.
+
+    This is what the agent hooks call at each compaction and at the end of a session. Formats
+    other than `STREAMED` (and zstd-compressed rollouts, which Codex writes once) are read
+    whole whenever they changed. `dry_run` writes nothing, the state neither.
+    """
+    from statedump.services.ingest import read_plan
+
+    if fmt not in STREAMED or path.is_dir():
+        plan = read_plan(fmt, path, progress, every_line=strict)
+        report = apply_plan(store, plan, session, dry_run=dry_run, strict=strict, session_title=session_title)
+        report.read = ReadSpan("full", 0, _size(path), _size(path))
+        return report
+    size = check_file(path, f"{fmt} transcript")
+    where = state_path(store, fmt, path, session)
+    # --strict parses every line, so what it keeps is not what a reader that passes lines over replays.
+    state = None if full or strict else _load(where)
+    reason = "asked to read whole" if full or strict else "no earlier import"
+    resume = Resume(path.resolve())
+    if state is not None:
+        mode, reason = _compare(path, size, state)
+        if mode == "unchanged":
+            report = ImportReport(fmt, path.name, state.session, dry_run=dry_run)
+            report.read = ReadSpan("unchanged", state.offset, state.offset, size, reason)
+            return report
+        if mode == "grown":
+            replay = _replay(where, state)
+            if replay is None:
+                reason = "grown, but the last import kept too much to replay: read whole"
+            else:
+                resume = Resume(path.resolve(), state.offset, state.lines, replay)
+    with resuming(resume):
+        plan = read_plan(fmt, path, progress, every_line=strict)
+    read = ReadSpan("incremental" if resume.offset else "full", resume.offset, resume.end, size, reason)
+    label = (
+        f"{path.name} sha256:{resume.digest[:16]}"
+        if not resume.offset
+        else f"{path.name} bytes {resume.offset}-{size} sha256:{resume.digest[:16]}"
+    )
+    if not resume.digest:  # a reader that did not read this file line by line (a zstd rollout)
+        label = source_label(path)
+    target = session if session is not None else (state.session if state is not None else None)
+    report = apply_plan(store, plan, target, dry_run=dry_run, strict=strict, session_title=session_title, source=label)
+    report.read = read
+    if not dry_run:
+        # Only now that the records are committed: a state ahead of the store would lose them.
+        if resume.digest:
+            _save(where, path, report.session, size, resume.end, resume.end_lines, resume.kept)
+        else:  # read whole each time it changes; the state only tells it unchanged
+            _save(where, path, report.session, size, size, 0, None)
+    return report
+
+
+def _size(path: Path) -> int:
+    with contextlib.suppress(OSError):
+        return path.stat().st_size if path.is_file() else 0
+    return 0
+
+
+def _compare(path: Path, size: int, state: _State) -> tuple[str, str]:
+    """Whether the file is "unchanged", "grown" or "rewritten" since `state`, and why."""
+    if size < state.offset:
+        return "rewritten", f"shorter than the {state.offset} bytes read before: read whole"
+    if tail_digest(path, state.offset) != state.tail:
+        return "rewritten", "the part read before has changed: read whole"
+    if size == state.size:
+        return "unchanged", "unchanged since the last import"
+    return "grown", f"grown by {size - state.size} bytes since the last import"
+
+
+def _load(where: Path) -> _State | None:
+    """The state header, or None when there is none or it cannot be read (then the file is read whole)."""
+    try:
+        with open(where, "rb") as fh:
+            head = json.loads(fh.readline())
+        if head.get("version") != _VERSION:
+            return None
+        return _State(
+            str(head["path"]),
+            str(head["session"]),
+            int(head["size"]),
+            int(head["offset"]),
+            int(head["lines"]),
+            str(head["tail"]),
+            head["kept"],
+        )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _replay(where: Path, state: _State) -> list[tuple[int, bytes]] | None:
+    """The kept lines, or None when they were not kept or cannot be read back whole."""
+    if state.kept is None:
+        return None
+    try:
+        with open(where, "rb") as fh:
+            fh.readline()
+            body = zlib.decompress(fh.read())
+    except (OSError, zlib.error):
+        return None
+    out: list[tuple[int, bytes]] = []
+    for entry in body.splitlines(keepends=True):
+        number, _, raw = entry.partition(b"\t")
+        if not number.isdigit() or not raw.endswith(b"\n"):
+            return None
+        out.append((int(number), raw))
+    return out if len(out) == state.kept else None
+
+
+def _save(where: Path, path: Path, session: str, size: int, offset: int, lines: int, kept: list[tuple[int, bytes]] | None) -> None:
+    """The state after a committed import, written atomically. A failure is not the user's
+    error: the state left behind (or none) only makes the next import read more again."""
+    head: dict[str, Any] = {
+        "version": _VERSION,
+        "path": str(path.resolve()),
+        "session": session,
+        "size": size,
+        "offset": offset,
+        "lines": lines,
+        "tail": tail_digest(path, offset),
+        "kept": None if kept is None else len(kept),
+    }
+    # Lines cannot hold a raw newline (JSON escapes it), so one kept line is one line here.
+    body = b"".join(b"%d\t%s" % (number, raw) for number, raw in kept or ())
+    data = json.dumps(head).encode() + b"\n" + zlib.compress(body, 1)
+    with contextlib.suppress(OSError):
+        write_atomic(where, data)
+
+
+def forget(store: Store, fmt: str, path: Path, session: str | None = None) -> None:
+    """Drop the state of a transcript: its next import reads it whole."""
+    with contextlib.suppress(OSError):
+        state_path(store, fmt, path, session).unlink()
