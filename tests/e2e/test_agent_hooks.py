@@ -119,7 +119,9 @@ def test_guard_modes_in_each_agents_format(demo_copy: Path) -> None:
 def test_guard_follows_the_records_when_they_change(demo_copy: Path) -> None:
     bad = f"{LAUNCH} --kv-cache-dtype fp8_e4m3"
     assert "bf16-kv-cache" in hook("PreToolUse", claude_pre_tool(demo_copy, bad), "--guard", "deny").stdout
-    subprocess.run([sys.executable, "-m", "statedump", "status", "bf16-kv-cache", "superseded"], cwd=demo_copy, check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "statedump", "status", "bf16-kv-cache", "superseded"], cwd=demo_copy, check=True, capture_output=True
+    )
     assert hook("PreToolUse", claude_pre_tool(demo_copy, bad), "--guard", "deny").stdout == ""
 
 
@@ -133,7 +135,9 @@ def test_a_broken_store_never_breaks_the_agent(demo_copy: Path) -> None:
     status = subprocess.run([sys.executable, "-m", "statedump", "agent", "status"], cwd=demo_copy, capture_output=True, text=True)
     assert "claude-code PreToolUse" in status.stdout and "last failures" in status.stdout
     # Not JSON at all on stdin: still nothing but a log line.
-    r = subprocess.run([sys.executable, "-m", "statedump", "hook", "PreToolUse"], input="{not json", capture_output=True, text=True, cwd=demo_copy)
+    r = subprocess.run(
+        [sys.executable, "-m", "statedump", "hook", "PreToolUse"], input="{not json", capture_output=True, text=True, cwd=demo_copy
+    )
     assert (r.returncode, r.stdout) == (0, "")
 
 
@@ -262,7 +266,9 @@ def test_capture_failures_go_to_the_log_and_status(store: Store, tmp_path: Path)
     wait_idle(store.root)
     log = (store.root / ".git" / "statedump" / "hooks.log").read_text(encoding="utf-8")
     assert "claude-code SessionEnd" in log and "gone.jsonl" in log
-    status = subprocess.run([sys.executable, "-m", "statedump", "agent", "status", "--json"], cwd=store.root, capture_output=True, text=True)
+    status = subprocess.run(
+        [sys.executable, "-m", "statedump", "agent", "status", "--json"], cwd=store.root, capture_output=True, text=True
+    )
     report = json.loads(status.stdout)
     assert any("gone.jsonl" in line for line in report["failures"])
     assert {(r["agent"], r["event"]) for r in report["last_runs"]} == {("claude-code", "SessionEnd")}
@@ -270,7 +276,9 @@ def test_capture_failures_go_to_the_log_and_status(store: Store, tmp_path: Path)
 
 def test_capture_refreshes_an_installed_agents_md_block(store: Store, tmp_path: Path) -> None:
     claude_md = store.root / "CLAUDE.md"
-    subprocess.run([sys.executable, "-m", "statedump", "resume", "--agents-md", str(claude_md)], cwd=store.root, check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "statedump", "resume", "--agents-md", str(claude_md)], cwd=store.root, check=True, capture_output=True
+    )
     before = claude_md.read_text(encoding="utf-8")
     transcript = tmp_path / f"{AGENT_SESSION}.jsonl"
     transcript.write_text(_line("user", 1, "Always run the smoke test after a relaunch.") + "\n", encoding="utf-8")
@@ -285,9 +293,14 @@ def test_the_opencode_plugin_runs_the_guard(demo_copy: Path, tmp_path: Path) -> 
     from statedump.services.agents.configs import Wiring, plugin_text
 
     plugin = tmp_path / "statedump.mjs"
-    plugin.write_text(plugin_text(Wiring(executable=sys.executable, guard="deny")).decode().replace(
-        'const PREFIX = ["' + sys.executable + '", "hook"]', 'const PREFIX = ["' + sys.executable + '", "-m", "statedump", "hook"]'
-    ), encoding="utf-8")
+    plugin.write_text(
+        plugin_text(Wiring(executable=sys.executable, guard="deny"))
+        .decode()
+        .replace(
+            'const PREFIX = ["' + sys.executable + '", "hook"]', 'const PREFIX = ["' + sys.executable + '", "-m", "statedump", "hook"]'
+        ),
+        encoding="utf-8",
+    )
     script = tmp_path / "run.mjs"
     script.write_text(
         f"""import {{ StatedumpPlugin }} from {json.dumps(str(plugin))}

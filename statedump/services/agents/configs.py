@@ -297,6 +297,7 @@ def toml_add_server(doc: Any, wiring: Wiring) -> str:
     entry = server_entry("codex", wiring)
     table.add("command", entry["command"])
     table.add("args", entry["args"])
+    table.add(tomlkit.nl())  # a blank line before whatever table follows it
     servers.add(SERVER, table)
     return "added"
 
