@@ -134,6 +134,10 @@ def test_a_broken_store_never_breaks_the_agent(demo_copy: Path) -> None:
     assert len(log) == 1 and "claude-code PreToolUse" in log[0] and "bf16-kv-cache" in log[0]
     status = subprocess.run([sys.executable, "-m", "statedump", "agent", "status"], cwd=demo_copy, capture_output=True, text=True)
     assert "claude-code PreToolUse" in status.stdout and "last failures" in status.stdout
+    doctor = subprocess.run([sys.executable, "-m", "statedump", "doctor"], cwd=demo_copy, capture_output=True, text=True)
+    assert doctor.returncode == 1 and "agent hook failed" in doctor.stdout and "claude-code PreToolUse" in doctor.stdout
+    subprocess.run([sys.executable, "-m", "statedump", "doctor", "--repair"], cwd=demo_copy, capture_output=True, text=True)
+    assert not (demo_copy / ".git" / "statedump" / "hooks.log").exists()
     # Not JSON at all on stdin: still nothing but a log line.
     r = subprocess.run(
         [sys.executable, "-m", "statedump", "hook", "PreToolUse"], input="{not json", capture_output=True, text=True, cwd=demo_copy

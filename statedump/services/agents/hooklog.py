@@ -84,3 +84,27 @@ def failures(folder: Path, limit: int = 5) -> list[str]:
 
 def seconds_since(moment: datetime) -> float:
     return time.time() - moment.timestamp()
+
+
+def clear(folder: Path) -> int:
+    """Empty the hook log (after `statedump doctor --repair` has shown it); returns the lines it held."""
+    try:
+        lines = len((folder / LOG).read_text(encoding="utf-8", errors="replace").splitlines())
+        (folder / LOG).unlink()
+    except OSError:
+        return 0
+    return lines
+
+
+def doctor_lines(folder: Path, repair: bool) -> list[tuple[str, str, str]]:
+    """What `statedump doctor` says about the hook log: (kind, where, action) for each of the last
+    failures, the log emptied with `repair`."""
+    last = failures(folder)
+    if not last:
+        return []
+    out = [("agent hook failed", f".git/statedump/{LOG}", line) for line in last]
+    if repair:
+        clear(folder)
+    action = "cleared" if repair else "would clear (`statedump agent status` shows them too)"
+    out.append(("agent hook log", f".git/statedump/{LOG}", action))
+    return out
