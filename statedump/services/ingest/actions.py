@@ -33,11 +33,14 @@ from statedump.models import Benchmark, Command, Compat, Discovery, File, Links,
 from statedump.services.flags import parse_command
 from statedump.services.ingest.launch import Launch, classify
 from statedump.services.ingest.plan import ImportPlan, one_line, short_hash, stable_id
+from statedump.services.ingest.reports import report
 from statedump.services.ingest.tool_output import (
+    CHECKS,
     as_float,
     as_int,
     failed_result,
     findings,
+    is_check,
     patched_files,
     programs,
     result_metrics,
@@ -64,6 +67,10 @@ TODO_STATUS = {
     "deleted": "dropped",
     "blocked": "blocked",
 }
+_AGENT_ID = re.compile(r"^agentId: ([A-Za-z0-9_-]{4,64})\b", re.M)
+_AGENT_TRAILER = re.compile(r"^agentId: |^<usage>", re.M)
+"""What Claude Code appends to a subagent's answer (its id, token counts): not the answer."""
+_MAY_CHECK = re.compile(CHECKS)
 _URL = re.compile(r"https?://[^\s<>\"'`)\]]+")
 _MAY_LAUNCH = re.compile(
     r"sglang|vllm|trtllm|docker|podman|nerdctl|compose|bench|genai-perf|guidellm|aiperf|serve|llama-server|lmdeploy|text-generation"
@@ -100,6 +107,8 @@ class Actions:
     """The session's GPU, when known: the target of compat cells."""
     tasks: dict[str, str] = field(default_factory=dict)
     """A tool's own task id -> the record id (TaskCreate / TaskUpdate)."""
+    subagents: dict[str, str] = field(default_factory=dict)
+    """A subagent's id (Claude Code's `agentId: …` in the answer) -> the task record of its call."""
     _launches: list[_Launch] = field(default_factory=list)
     _launch_ids: set[str] = field(default_factory=set)
     _files: dict[str, File] = field(default_factory=dict)
@@ -121,7 +130,13 @@ class Actions:
                 self.shell(text, result, is_error, source, at)
         elif low in EDIT_TOOLS:
             path = args.get("file_path") or args.get("notebook_path") or args.get("path")
-            if isinstance(path, str) and path.strip() and not is_error:
+            if isinstance(path, str) and path.strip() and is_error:
+                # A write that was refused (no permission, the file changed): the file still
+                # matters, and why it was not written is worth knowing.
+                record = self.file(path, f"not {EDIT_TOOLS[low]}: the call failed", source, at)
+                if (said := one_line(re.sub(r"</?tool_use_error>", "", result), 300)).strip():
+                    self._findings([(said, "risk")], record.id, source, at)
+            elif isinstance(path, str) and path.strip():
                 self.file(path, EDIT_TOOLS[low], source, at)
             elif low == "apply_patch":
                 for patched in patched_files(str(args.get("input") or args.get("patch") or "")):
@@ -142,7 +157,16 @@ class Actions:
             what = args.get("description") or args.get("prompt")
             if isinstance(what, str) and what.strip():
                 state = "blocked" if is_error else ("done" if result.strip() else "in-progress")
-                self.task(one_line(what, 200), state, source, at, body=str(args.get("prompt") or "")[:2000] or None, tags=["subagent"])
+                task = self.task(
+                    one_line(what, 200), state, source, at, body=str(args.get("prompt") or "")[:2000] or None, tags=["subagent"]
+                )
+                if agent_id := _AGENT_ID.search(result):
+                    self.subagents[agent_id.group(1)] = task.id
+                answer = _AGENT_TRAILER.split(result, 1)[0]
+                if not is_error and answer.strip():
+                    report(
+                        self.plan, answer, source, at, tags=[self.agent, "subagent"], who=f"Subagent ({one_line(what, 60)})", task=task.id
+                    )
         elif low == "taskupdate":
             tid, status = str(args.get("taskId") or ""), args.get("status")
             if tid in self.tasks and isinstance(status, str):
@@ -212,23 +236,31 @@ class Actions:
             self._server(text, server, result, failed, source, at)
         if bench is not None:
             self._benchmark(text, bench, result, failed, source, at)
-        if server is None and bench is None and failed:
-            said = " ".join(text.split())
-            if said in self._failed:
-                return
+        if server is not None or bench is not None:
+            return
+        check = _MAY_CHECK.search(text) is not None and any(is_check(words) for words in programs(text))
+        if not (failed or check):
+            return
+        said = " ".join(text.split())
+        if failed and said in self._failed:
+            return
+        if failed:
             self._failed.add(said)
-            self.plan.add(
-                Command(
-                    id=self.plan.readable_id("cmd", one_line(said, 40), key=f"cmd:{said}"),
-                    title=one_line(said, 200),
-                    status="failed",
-                    text=text.strip(),
-                    source=source or None,
-                    at=at,
-                    tags=[self.agent, "failed"],
-                    body=tail(result) or None,
-                )
+        else:
+            self._failed.discard(said)
+        self.plan.add(
+            Command(
+                id=self.plan.readable_id("cmd", one_line(said, 40), key=f"cmd:{said}"),
+                title=one_line(said, 200),
+                status="failed" if failed else "current",
+                text=text.strip(),
+                source=source or None,
+                at=at,
+                purpose="checks the code (tests, linters, type checks)" if check else None,
+                tags=[self.agent, "failed" if failed else "check"],
+                body=tail(result) or None,
             )
+        )
 
     def _server(self, text: str, found: Launch, result: str, failed: bool, source: str, at: datetime | None) -> None:
         said = " ".join(text.split())
@@ -351,7 +383,7 @@ class Actions:
 
     # -- files and references ---------------------------------------------------------------
 
-    def file(self, path: str, what: str, source: str = "", at: datetime | None = None) -> None:
+    def file(self, path: str, what: str, source: str = "", at: datetime | None = None) -> File:
         """A file the agent wrote or edited: one record per path, saying what was done."""
         path = path.strip()
         old = self._files.get(path)
@@ -367,6 +399,7 @@ class Actions:
         )
         self._files[path] = record
         self.plan.add(record)
+        return record
 
     def reference(self, url: str, source: str = "", at: datetime | None = None, what: str | None = None) -> None:
         """A page the agent fetched or the person pointed to: one record per URL."""

@@ -1,5 +1,6 @@
 """Messages that are no instruction: acknowledgements and chit-chat ("thanks", "ok proceed",
-"Excellent work, thank you!"), and remarks that open with one and ask for nothing ("Ok, so
+"Excellent work, thank you!", a bare "yes" to the agent's proposal, which goes on with the
+request it answers rather than making a new one), and remarks that open with one and ask for nothing ("Ok, so
 there isn't much to see here, mostly one idea about …"): no question, request or imperative,
 and nothing specific (no number, path, code or problem named, which would make it a report)."""
 
@@ -11,7 +12,7 @@ _WORDS = (
     "ok|okay|k|kk|thanks|thank|you|thx|ty|cheers|great|good|nice|cool|perfect|awesome|excellent|"
     "amazing|wonderful|fantastic|super|sweet|alright|fine|lgtm|sounds|looks|that's|thats|"
     "so|much|very|job|work|works|proceed|continue|go|ahead|on|please|pls|carry|keep|going|"
-    "hi|hello|hey|wow|well|brilliant|love|it|this|lovely|all|right|now|"
+    "hi|hello|hey|wow|well|brilliant|love|it|this|lovely|all|right|now|yes|yep|yeah|yup|sure|do|"
     "again|for|the|help|a|lot|really|indeed|exactly|agreed|noted|got|gotcha|understood"
 )
 _ACK = re.compile(rf"^(?:(?:{_WORDS})\b[\s,.!?:;)(\-]*)+$", re.I)

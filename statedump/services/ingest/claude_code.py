@@ -9,6 +9,7 @@ and become checkpoints; so does an empty user message followed by a state dump.
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime
 from pathlib import Path
@@ -19,6 +20,9 @@ from statedump.services.ingest.actions import Actions
 from statedump.services.ingest.chatter import is_chatter
 from statedump.services.ingest.jsonl import Progress, iter_jsonl
 from statedump.services.ingest.plan import ImportPlan
+from statedump.services.ingest.reports import report
+from statedump.services.ingest.subagents import follow
+from statedump.services.ingest.tool_output import CHECKS
 from statedump.services.ingest.transcript import Transcript, when
 from statedump.services.ingest.turns import Turns
 
@@ -100,12 +104,15 @@ _ENVELOPE = ("id", "cwd", "branch", "started")
 
 TOOLS = ("Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch", "TodoWrite", "TaskCreate", "TaskUpdate", "Task", "Agent")
 """The tools whose calls become records (see actions.py); other tool rounds stay unparsed."""
+_ACTING = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Task", "Agent"})
+"""Calls that change something: what the agent said just before one is what it found and means to do."""
 _NOW = frozenset({"TodoWrite", "TaskUpdate"})
 """Calls read when they are made: their results add nothing."""
 _WANTED = re.compile(rb'"name"' + _W + rb":" + _W + rb'"(?:' + b"|".join(t.encode() for t in TOOLS if t != "Bash") + rb')"')
 _SHELL = re.compile(rb'"name"' + _W + rb":" + _W + rb'"Bash"')
 _SERVING = re.compile(
-    rb"launch_server|sglang serve|vllm serve|api_server|trtllm-serve|bench_serving|benchmark_serving|vllm bench|genai-perf|guidellm|aiperf|docker run|docker compose|docker-compose"
+    rb"launch_server|sglang serve|vllm serve|api_server|trtllm-serve|bench_serving|benchmark_serving|vllm bench|genai-perf|guidellm|aiperf|docker run|docker compose|docker-compose|"
+    + CHECKS.encode()
 )
 """What a shell call must name to be read: most shell calls of a session (ls, grep, git, cat)
 launch no server and run no benchmark, and parsing each of them (and waiting for its result)
@@ -126,15 +133,20 @@ class _Calls:
         self.pending: dict[str, tuple[str, dict[str, Any], str]] = {}
         """tool_use id -> (tool, input, source) of a call whose result is still to come."""
 
-    def __call__(self, buf: bytes, start: int, end: int) -> bool:
-        if not self.over(buf, start, end):
+    def __call__(self, buf: bytes, start: int, end: int) -> bool | bytes:
+        passed = self.over(buf, start, end)
+        if not passed:
             return False
         call = buf.find(b'"tool_use"', start, end)
         if call >= 0 and (_WANTED.search(buf, call, end) or (_SHELL.search(buf, call, end) and _SERVING.search(buf, call, end))):
             return False
         if self.pending and (found := _TOOL_ID.search(buf, start, end)) is not None:
-            return found.group(1).decode("utf-8", "replace") not in self.pending
-        return True
+            return passed if found.group(1).decode("utf-8", "replace") not in self.pending else False
+        return passed
+
+    def replay(self, token: bytes) -> None:
+        """See `_PassOver.replay`."""
+        self.over.replay(token)
 
 
 class _PassOver:
@@ -158,6 +170,12 @@ class _PassOver:
         """Told of the assistant lines passed over: the agent worked, and maybe ended its turn."""
         self.alone = False
         """A subagent's own file: its sidechain lines are its conversation."""
+        self.last: tuple[bytes, int, int] | dict[str, Any] | None = None
+        """The last assistant line, passed over (its bytes) or parsed: the reply that closed a turn."""
+        self.prev: tuple[bytes, int, int] | dict[str, Any] | None = None
+        """The assistant line before it: what the agent said before the call it is making now."""
+        self.fresh = False
+        """`last` is the line being read now (this reader saw it before the parse)."""
         self.version: object = None
         self._envelope = False
         self._model = False
@@ -170,19 +188,34 @@ class _PassOver:
             self._model = "model_used" in self.plan.session
         return self._envelope and (self._model or not assistant)
 
-    def _worked(self, buf: bytes, start: int, end: int) -> None:
+    def _worked(self, buf: bytes, start: int, end: int) -> bytes:
         # What the parse would tell `Turns` of this line. `stop_reason` sits after the content,
         # near the line's end; an unescaped `"stop_reason"` cannot be inside a string.
         assert self.turns is not None
         self.turns.did()
+        self.prev, self.last, self.fresh = self.last, (buf, start, end), True
         if _END_TURN.search(buf, max(start, end - 2048), end) is not None and self._main(buf, start, end):
             self.turns.closed()
+            return b"wc"
+        return b"w"
+
+    def replay(self, token: bytes) -> None:
+        """Tell `Turns` again what a line passed over told it (`token`: what `__call__` gave for
+        it, w: worked, c: closed its turn), when an incremental import replays what it read before."""
+        assert self.turns is not None
+        for mark in token:
+            if mark == ord("w"):
+                self.turns.did()
+            elif mark == ord("c"):
+                self.turns.closed()
 
     def _main(self, buf: bytes, start: int, end: int) -> bool:
         # A line of the conversation itself, not of a subagent written inline.
         return self.alone or _SIDECHAIN.search(buf, start, min(end, start + 1000)) is None
 
-    def __call__(self, buf: bytes, start: int, end: int) -> bool:
+    def __call__(self, buf: bytes, start: int, end: int) -> bool | bytes:
+        # A token (not True) when `Turns` was told something: see jsonl.PassOver.
+        self.fresh = False
         found = _LINE.match(buf, start, end)
         if found is None:
             return False
@@ -195,12 +228,13 @@ class _PassOver:
                 if not self.talk.idle or not self._known(True):
                     return False
                 if self.turns is not None:
-                    self._worked(buf, start, end)
+                    return self._worked(buf, start, end)
             elif kind == b"system":
                 if not self._known(False):
                     return False
                 if self.turns is not None and _TURN_END.search(buf, start, end) is not None and self._main(buf, start, end):
                     self.turns.closed()
+                    return b"c"
             elif kind in (b"summary", b"custom-title", b"user"):
                 # (A user line whose `type` comes last, after its message, lands here: read it.)
                 return False
@@ -250,6 +284,7 @@ def read(path: Path, progress: Progress | None = None, *, parse_all: bool = Fals
             inline = line.get("message")
             if isinstance(inline, dict) and kind == "assistant":
                 turns.did()
+                _took(over, line)
                 _calls(inline, str(line.get("uuid") or f"{path.name}:{number}"), when(line.get("timestamp")), acts, calls.pending)
             elif isinstance(inline, dict) and kind == "user":
                 _results(inline, when(line.get("timestamp")), acts, calls.pending)
@@ -268,6 +303,7 @@ def read(path: Path, progress: Progress | None = None, *, parse_all: bool = Fals
         if kind == "system" and line.get("subtype") in ("stop_hook_summary", "turn_duration"):
             turns.closed()
         if kind == "assistant":
+            _took(over, line)
             model = message.get("model")
             if isinstance(model, str) and not model.startswith("<"):
                 plan.fact("model_used", model)
@@ -280,7 +316,8 @@ def read(path: Path, progress: Progress | None = None, *, parse_all: bool = Fals
                 talk.summary(summary, key, at, "compaction summary (written by the compaction subagent)")
             else:
                 talk.assistant(said, key, at)
-            _calls(message, key, at, acts, calls.pending)
+            if _calls(message, key, at, acts, calls.pending) and (before := _said(over.prev, over.alone)) is not None:
+                report(plan, *before, tags=["claude-code", "before-acting"])
         elif kind == "user":
             if line.get("isCompactSummary"):
                 text = _user_text(message.get("content")) or ""
@@ -305,8 +342,10 @@ def read(path: Path, progress: Progress | None = None, *, parse_all: bool = Fals
                     expands = None if arguments else key
             if compacting or typed is None:
                 continue  # (in a compaction subagent's file: the compaction prompt, not the person's words)
+            _closing(over, turns, plan, at_end=False, compacting=compacting)
             if is_chatter(typed):
                 talk.summary("", key, at, "")  # the person's turn, with nothing to do in it
+                turns.resumed()
                 continue
             _fork(plan, prompts, line.get("parentUuid"), key)
             known = turns.before()
@@ -314,6 +353,7 @@ def read(path: Path, progress: Progress | None = None, *, parse_all: bool = Fals
             turns.request(known, rules=not expansion)
             acts.user_urls(typed, key, at)
     talk.finish()
+    _closing(over, turns, plan, at_end=True, compacting=compacting)
     turns.settle()
     for title, leaf in titles:
         if leaf in uuids or leaf is None:
@@ -321,6 +361,8 @@ def read(path: Path, progress: Progress | None = None, *, parse_all: bool = Fals
     for name, args, source in calls.pending.values():
         acts.tool(name, args, "", False, source)
     acts.finish()
+    if not alone:
+        follow(plan, path, acts.subagents, lambda sub: read(sub, parse_all=parse_all))
     if version:
         plan.fact("agent", f"Claude Code {version}" + (f" ({plan.session['model_used']})" if "model_used" in plan.session else ""))
     elif "model_used" in plan.session:
@@ -331,23 +373,65 @@ def read(path: Path, progress: Progress | None = None, *, parse_all: bool = Fals
     return plan
 
 
+def _took(over: _PassOver, line: dict[str, Any]) -> None:
+    """A parsed assistant line is the last one now (the one before it, `prev`, is kept)."""
+    if not over.fresh:
+        over.prev = over.last
+    over.last, over.fresh = line, False
+
+
+def _said(last: tuple[bytes, int, int] | dict[str, Any] | None, alone: bool) -> tuple[str, str, datetime | None] | None:
+    """What an assistant line says, when it only says something (no tool call): text, uuid, time."""
+    if isinstance(last, tuple):
+        buf, start, end = last
+        try:
+            last = json.loads(buf[start:end])
+        except ValueError:
+            return None
+    if not isinstance(last, dict) or (last.get("isSidechain") and not alone) or not isinstance(last.get("message"), dict):
+        return None
+    content = last["message"].get("content")
+    if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_use" for b in content):
+        return None
+    said = _assistant_text(last["message"])
+    return (said, str(last.get("uuid") or ""), when(last.get("timestamp"))) if said.strip() else None
+
+
+def _closing(over: _PassOver, turns: Turns, plan: ImportPlan, *, at_end: bool, compacting: bool) -> None:
+    """The agent's reply that closed its turn (its last line says something and calls nothing),
+    before the person's next message or at the end: a report; at the end, the turn was closed.
+    (A compaction subagent's reply is its summary, read as a checkpoint instead.)"""
+    said = _said(over.last, over.alone)
+    over.last = over.prev = None
+    if said is None:
+        return
+    if at_end:
+        turns.closed()
+    if not compacting:
+        report(plan, *said, tags=["claude-code"])
+
+
 def _calls(
     message: dict[str, Any], key: str, at: datetime | None, acts: Actions, pending: dict[str, tuple[str, dict[str, Any], str]]
-) -> None:
-    """The assistant's tool calls: those read now are handed over, the others wait for their result."""
+) -> bool:
+    """The assistant's tool calls: those read now are handed over, the others wait for their
+    result. True when one of them changes something (writes a file, starts a subagent)."""
     content = message.get("content")
     if not isinstance(content, list):
-        return
+        return False
+    acting = False
     for block in content:
         if not isinstance(block, dict) or block.get("type") != "tool_use" or block.get("name") not in TOOLS:
             continue
         name, args = str(block["name"]), block.get("input")
         if not isinstance(args, dict):
             continue
+        acting = acting or name in _ACTING
         if name in _NOW:
             acts.tool(name, args, "", False, key, at)
         elif isinstance(block.get("id"), str):
             pending[block["id"]] = (name, args, key)
+    return acting
 
 
 def _results(message: dict[str, Any], at: datetime | None, acts: Actions, pending: dict[str, tuple[str, dict[str, Any], str]]) -> None:

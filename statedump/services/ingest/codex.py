@@ -121,6 +121,7 @@ class _Reader:
     def user(self, text: str, source: str, at: datetime | None) -> None:
         if is_chatter(text):
             self.talk.summary("", source, at, "")  # a turn of the person's, but nothing to do
+            self.turns.resumed()
             return
         known = self.turns.before()
         self.talk.user(text, source, at)

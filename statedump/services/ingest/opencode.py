@@ -72,6 +72,7 @@ def _walk(plan: ImportPlan, messages: Iterator[Message], progress: Progress | No
             text = _text(parts)
             if is_chatter(text):
                 talk.summary("", key, at, "")  # the person's turn, with nothing to do in it
+                turns.resumed()
             else:
                 known = turns.before()
                 talk.user(text, key, at)

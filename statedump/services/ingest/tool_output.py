@@ -1,6 +1,7 @@
 """What a tool's output says: whether a command failed, the findings in its output (the last
 line of a traceback, CUDA errors, NaN or `!!!!` garbage, SGLang's FP8-scale warning), the metrics
-of a printed benchmark result, the programs a shell line runs and the files a patch touches."""
+of a printed benchmark result, the programs a shell line runs (and whether one checks the code)
+and the files a patch touches."""
 
 from __future__ import annotations
 
@@ -85,6 +86,22 @@ def programs(text: str) -> list[list[str]]:
     if not _SPECIAL.search(plain):
         return [plain.split()] if plain.strip() else []
     return parse_command(text).programs
+
+
+CHECKS = (
+    r"pytest|pyright|mypy|ruff|flake8|pylint|tox|nox|eslint|tsc|golangci-lint|go (?:test|vet|build)|"
+    r"cargo (?:test|clippy|check|build)|(?:npm|pnpm|yarn|bun) (?:test|run [\w:-]+)|make (?:test|check|lint)\b|"
+    r"mise run [\w:-]+|just (?:test|check|lint)|mix (?:test|credo|dialyzer|format)|rspec|phpunit|gradle (?:test|check)"
+)
+"""A program that checks or builds the code (tests, linters, type checkers): a command a
+session keeps, since it says how this project is verified."""
+_CHECK = re.compile(rf"^(?:(?:uv|poetry|pdm|hatch|pipenv|rye) run |npx |bunx |python3? -m )?(?:{CHECKS})(?:\s|$)")
+_LEAD = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+|(?:sudo|env|time|nice)\s+)+")
+
+
+def is_check(words: list[str]) -> bool:
+    """Whether a simple command runs the code's tests, linters or type checkers."""
+    return _CHECK.match(_LEAD.sub("", " ".join(words))) is not None
 
 
 def patched_files(patch: str) -> list[str]:

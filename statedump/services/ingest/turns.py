@@ -28,11 +28,12 @@ _RULE = re.compile(
 )
 """A sentence that lays down a rule: it starts with "don't", "never", "always" (after "To be clear:")."""
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_BULLET = re.compile(r"^(?:[-*+•]|\d{1,3}[.)])\s+")
 
 
 def rule_sentences(text: str) -> list[str]:
     """The sentences of a message that lay down a rule, as written."""
-    return [s.strip() for s in _SENTENCE.split(text) if s.strip() and _RULE.match(s.strip())]
+    return [_BULLET.sub("", s.strip()) for s in _SENTENCE.split(text) if s.strip() and _RULE.match(s.strip())]
 
 
 @dataclass
@@ -90,6 +91,12 @@ class Turns:
         """The agent finished its turn (Claude Code `end_turn`, opencode `finish: stop`, Codex `task_complete`)."""
         if self._turns and self.work > self._turns[-1].work:
             self._turns[-1].closed = True
+
+    def resumed(self) -> None:
+        """The person said go on ("yes", "continue"): the last request is under way again
+        until the agent closes its turn once more."""
+        if self._turns:
+            self._turns[-1].closed = False
 
     def settle(self) -> None:
         turns = self._turns

@@ -1,0 +1,52 @@
+"""What an agent reported: the reply that closed its turn, and a subagent's answer to the call
+that started it. A report says what was found and done ("The directory is empty", "Commit
+SHA: 9877e04…", "Next.js 15.5.2, upgraded from v14"): it is kept whole as a discovery, so
+nothing in it is lost, and titled by its first line. A short reply ("Done.", "Waiting for
+their replies") is no report."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from statedump.models import Discovery, Links
+from statedump.services.ingest.plan import ImportPlan, one_line
+
+_MIN = 200
+"""Characters a reply needs (or two lines of text) to be a report rather than a remark."""
+_MAX = 6000
+
+
+def is_report(text: str) -> bool:
+    """Whether a closing reply says enough to keep."""
+    said = text.strip()
+    lines = [line for line in said.splitlines() if line.strip()]
+    return len(said) >= _MIN or (len(lines) >= 2 and len(said) >= 80)
+
+
+def report(
+    plan: ImportPlan,
+    text: str,
+    source: str,
+    at: datetime | None,
+    *,
+    tags: list[str],
+    who: str | None = None,
+    task: str | None = None,
+) -> Discovery | None:
+    """The report as a discovery (`who`: the subagent that wrote it; `task`: the task record
+    of the call that started it, linked)."""
+    said = text.strip()
+    if not is_report(said):
+        return None
+    head = one_line(said, 160)
+    record = Discovery(
+        id=plan.readable_id("disc", f"report {head}", key=f"report:{source}:{task or ''}"),
+        title=one_line(f"{who} reported: {head}" if who else head, 200),
+        body=said[:_MAX],
+        source=source or None,
+        at=at,
+        tags=[*tags, "report"],
+        links=Links(relates_to=[task]) if task else Links(),
+    )
+    plan.add(record)
+    return record
