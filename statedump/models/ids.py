@@ -36,21 +36,22 @@ def id_problem(value: str) -> str | None:
 def slug_words(text: str, limit: int) -> str:
     """`text` as lowercase words joined by `-`, at most `limit` characters.
 
-    A longer text is cut at the last word that fits, so slugs read as words, as adr-tools' file
-    names do; where that would keep less than half the limit (one very long word), the word is
-    cut instead."""
+    A longer text is cut after the last whole word that fits, so slugs read as words, as
+    adr-tools' file names do; only a first word longer than the limit is cut inside."""
     slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     if len(slug) > limit:
         window = slug[: limit + 1]  # one more: a word that ends right at the limit is kept whole
         cut = window.rsplit("-", 1)[0] if "-" in window else ""
-        slug = cut if len(cut) * 2 >= limit else slug[:limit].rstrip("-")
+        slug = cut or slug[:limit]
     return slug
 
 
 def slugify(text: str, limit: int = 48, fallback: str = "record") -> str:
     """A readable, safe id from a title: `BF16 KV cache instead of FP8` -> `bf16-kv-cache-instead-of-fp8`."""
-    slug = slug_words(text, min(limit, ID_MAX)) or fallback
-    return slug if id_problem(slug) is None else f"r-{slug}"[:limit].rstrip("-")
+    limit = min(limit, ID_MAX)
+    slug = slug_words(text, limit) or fallback
+    # A slug that is not a safe id (a reserved device name such as `con`) gets a prefix.
+    return slug if id_problem(slug) is None else slug_words(f"r-{slug}", limit)
 
 
 def with_suffix(record_id: str, suffix: str) -> str:

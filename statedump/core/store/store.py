@@ -352,6 +352,8 @@ class Store:
         with self.lock():
             if check_links:
                 self._refuse_dangling(session, record, where)
+            if unique:
+                self._refuse_same_title(session, record)
             taken = self.find_path(session, record.id)
             if taken is not None:
                 if not unique:
@@ -362,7 +364,6 @@ class Store:
                     )
                 base, n = record.id, 2
                 while taken is not None:
-                    self._refuse_same_title(taken, record)
                     record = record.model_copy(update={"id": with_suffix(base, f"-{n}")})
                     taken = self.find_path(session, record.id)
                     n += 1
@@ -371,17 +372,22 @@ class Store:
             sha = self.commit_files({path: codec.dump_record(record).encode()}, msg, when or fixed())
         return record, sha
 
-    def _refuse_same_title(self, taken: Path, record: RecordBase) -> None:
-        # An id made up from a title that is taken: the same title again is almost always the
-        # same record added twice (a retried command, an agent that forgot), so it is refused
-        # with the id to edit instead; another title that slugs the same gets a suffix.
-        existing = parse_record(taken.read_bytes(), self.rel(taken))
-        if " ".join(existing.title.split()).casefold() == " ".join(record.title.split()).casefold():
-            raise StatedumpError(
-                f"a record titled {record.title!r} already exists: {existing.id}",
-                where=self.rel(taken),
-                hint=f"change it with `statedump edit {existing.id}`, or pass --id to add another",
-            )
+    def _refuse_same_title(self, session: str, record: RecordBase) -> None:
+        # A record whose id is to be made up from its title, when the session already has a
+        # record of that kind with that title: almost always the same record added twice (a
+        # retried command, an agent that forgot), so it is refused with the id to edit
+        # instead. A different title that slugs to a taken id still gets a suffix.
+        def norm(title: str) -> str:
+            return " ".join(title.split()).casefold()
+
+        wanted = norm(record.title)
+        for existing in self.load(session).records:
+            if existing.kind == record.kind and norm(existing.title) == wanted:
+                raise StatedumpError(
+                    f"a {record.kind} titled {record.title!r} already exists: {existing.id}",
+                    where=f"{existing.kind}/{existing.id}",
+                    hint=f"change it with `statedump edit {existing.id}`, or pass --id to add another",
+                )
 
     def put(self, session: str, record: RecordBase, *, action: str = "edit", source: str | None = None) -> str | None:
         """Replace an existing record (its kind may change); None when nothing changed.
