@@ -23,7 +23,10 @@ class StatedumpApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "statedump"
     COMMANDS: ClassVar = App.COMMANDS | {StatedumpCommands}
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit", "Quit")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit"),
+        Binding("question_mark", "keys", "Keys"),
+    ]
 
     def __init__(self, store: Store, session: str | None = None):
         super().__init__()
@@ -34,6 +37,13 @@ class StatedumpApp(App[None]):
         self.push_screen(SessionsScreen(self.reader))
         if self.session_id is not None:
             self.push_screen(SessionScreen(self.reader, self.session_id))
+
+    def action_keys(self) -> None:
+        """`?`: the keys of what has the focus, and of the screen and the app, in a side panel."""
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
 
     def open_session(self, session: str) -> None:
         """Show one session over the sessions list."""

@@ -494,3 +494,90 @@ def test_make_app_checks_the_session_first(store: Store) -> None:
     with pytest.raises(StatedumpError):
         make_app(store, "missing")
     assert make_app(store, "s1").session_id == "s1"
+
+
+# -- following the store, going back along links, the keys -------------------------------------
+
+
+def test_a_record_added_from_another_process_appears_in_the_open_session(demo_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+    import sys
+
+    from statedump.tui.screens import session as session_screen_module
+
+    monkeypatch.setattr(session_screen_module, "REFRESH_EVERY", 0.2)
+    app = make_app(Store(demo_copy), SID)
+
+    async def scenario(pilot: Pilot[None]) -> None:
+        await pilot.press("2")
+        await settle(pilot, rounds=1)
+        view = app.screen.query_one(RecordsView)
+        view.show_record("bf16-kv-cache")
+        await settle(pilot)
+        count = app.screen.query_one("#records-table", DataTable).row_count
+        # Another shell (or an agent over MCP) adds a record: a real process, the real CLI.
+        subprocess.run(
+            [sys.executable, "-m", "statedump", "add", "discovery", "--title", "Seen from outside the TUI", "--store", str(demo_copy)],
+            check=True,
+            capture_output=True,
+        )
+        table = app.screen.query_one("#records-table", DataTable)
+        deadline = time.monotonic() + 10
+        while table.row_count == count and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+            await settle(pilot, rounds=1)
+        assert table.row_count == count + 1
+        assert "seen-from-outside-the-tui" in {str(k.value) for k in table.rows}
+        assert view.current_id() == "bf16-kv-cache"  # the place is kept
+        assert f"{count + 1} records" in str(session_screen(app).sub_title)
+
+    drive(app, scenario)
+
+
+def test_escape_after_following_links_goes_back_record_by_record(demo_root: Path) -> None:
+    app = make_app(Store(demo_root), SID)
+
+    async def scenario(pilot: Pilot[None]) -> None:
+        await pilot.press("2")
+        await settle(pilot, rounds=1)
+        view = app.screen.query_one(RecordsView)
+        view.show_record("bf16-kv-cache")
+        await settle(pilot)
+        await pilot.press("l", "enter")  # follow evidence -> fp8-kv-cache-unscaled
+        await settle(pilot)
+        first = view.current_id()
+        assert first == "fp8-kv-cache-unscaled"
+        await pilot.press("l", "enter")  # and on, to whatever it links first
+        await settle(pilot)
+        second = view.current_id()
+        assert second not in (None, first)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert view.current_id() == first and isinstance(app.screen, SessionScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert view.current_id() == "bf16-kv-cache" and isinstance(app.screen, SessionScreen)
+        await pilot.press("escape")  # nothing left to go back to: the sessions list
+        await settle(pilot)
+        assert isinstance(app.screen, SessionsScreen)
+
+    drive(app, scenario)
+
+
+def test_question_mark_shows_the_keys(demo_root: Path) -> None:
+    app = make_app(Store(demo_root), SID)
+
+    async def scenario(pilot: Pilot[None]) -> None:
+        await pilot.press("2")
+        await settle(pilot, rounds=1)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        text = shown(app)
+        assert app.screen.query("HelpPanel")
+        for words in ("Kind", "Status", "Links", "Find"):
+            assert words in text, words
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert not app.screen.query("HelpPanel")
+
+    drive(app, scenario)

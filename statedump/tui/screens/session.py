@@ -6,6 +6,8 @@ tab is shown, so opening a large session costs one read and one view.
 
 from __future__ import annotations
 
+import contextlib
+import os
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
@@ -43,6 +45,8 @@ VIEWS: dict[str, tuple[str, type[SessionView]]] = {
 """Tab id -> (label, view class), in tab order; keys 1-6 pick them."""
 
 _VIEWS_GROUP = Binding.Group("views", compact=True)
+REFRESH_EVERY = 1.0
+"""Seconds between looks at the store for changes made elsewhere."""
 
 
 class SessionScreen(Screen[None]):
@@ -72,7 +76,58 @@ class SessionScreen(Screen[None]):
     def on_mount(self) -> None:
         self.sub_title = self.session_id
         self.query_one("#views", TabbedContent).active_pane.mount(LoadingIndicator())  # type: ignore[union-attr]
+        self._stamp = self._store_stamp()
+        self._reloading = False
         self._load()
+        self.set_interval(REFRESH_EVERY, self._poll)
+
+    # -- following the store ---------------------------------------------------------
+    def _store_stamp(self) -> tuple[int, ...]:
+        """When the session's folders last changed. Every write (an add from another shell,
+        an agent over MCP, a pull) renames a file into one of them, which moves its mtime: a
+        dozen stat calls a second, no git process."""
+        folder = self.reader.store.session_dir(self.session_id)
+        stamps = []
+        with contextlib.suppress(OSError):
+            stamps.append(folder.stat().st_mtime_ns)
+            with os.scandir(folder) as entries:
+                stamps += sorted(e.stat().st_mtime_ns for e in entries if e.is_dir(follow_symlinks=False))
+        return tuple(stamps)
+
+    def _poll(self) -> None:
+        stamp = self._store_stamp()
+        if stamp != self._stamp and self.state is not None and not self._reloading:
+            self._stamp = stamp
+            self._reloading = True
+            self._reload()
+
+    @work(thread=True, exclusive=True, group="reload-session")
+    def _reload(self) -> None:
+        try:
+            self.reader.release()
+            state = self.reader.load(load_effective, self.session_id)
+            document = document_pieces(state, FIRST_SCREENS * max(self.app.size.height, 10))
+        except StatedumpError:
+            self._reloading = False  # a write half done, or a broken file: the next change tries again
+            return
+        self.app.call_from_thread(self.call_later, self._refreshed, state, document)
+
+    async def _refreshed(self, state: SessionState, document: DocumentPieces) -> None:
+        """Show the new state where the reader is: the same tab, the same record."""
+        self.state, self._document = state, document
+        self.sub_title = f"{self.session_id} · {len(state.records)} records"
+        self.title = " ".join(state.session.title.split())
+        active = self.query_one("#views", TabbedContent).active
+        for view in list(self.query(SessionView)):
+            if isinstance(view, RecordsView):
+                view.refresh_state(state)
+            else:
+                await view.remove()  # built again, from the new state, when its tab is shown
+        if active and active != "records":
+            rebuilt = await self.view(active)
+            if rebuilt is not None:
+                rebuilt.focus_main()
+        self._reloading = False
 
     def on_unmount(self) -> None:
         self.reader.release()

@@ -87,6 +87,13 @@ class RecordDetail(VerticalScroll):
         yield Static("Fields", classes="detail-label")
         yield Static(id="detail-yaml")
 
+    def use_state(self, state: SessionState) -> None:
+        """Read links and back-links from `state` from now on (the store changed underneath)."""
+        self.state = state
+        self._incoming = None
+        if self.record is not None:
+            self.show(state.get(self.record.id))
+
     def show(self, record: RecordBase | None) -> None:
         """Show `record` (None: nothing selected)."""
         self.record = record

@@ -12,6 +12,7 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Input, Select, Static
 
 from statedump.models import KINDS
+from statedump.models.state import SessionState
 from statedump.services.query import filter_records
 from statedump.tui import text
 from statedump.tui.widgets import stylesheet
@@ -32,7 +33,9 @@ class RecordsView(SessionView):
         Binding("s", "pick_status", "Status"),
         Binding("x", "clear_filters", "Clear"),
         Binding("l", "links", "Links"),
-        Binding("escape", "to_table", "Back to table", show=False),
+        # From the filters: back to the table; after following links: back to the record
+        # you came from; else the screen's Escape (back to the sessions list).
+        Binding("escape", "escape", "Back", show=False),
     ]
 
     def compose(self) -> ComposeResult:
@@ -51,6 +54,7 @@ class RecordsView(SessionView):
 
     def on_mount(self) -> None:
         self._timer: Timer | None = None
+        self._trail: list[str] = []  # the records left by following links, newest last
         table = self.query_one("#records-table", DataTable)
         table.add_column("Kind", key="kind", width=11)
         table.add_column("Status", key="status", width=11)
@@ -117,7 +121,27 @@ class RecordsView(SessionView):
 
     # -- following links -----------------------------------------------------
     def on_record_detail_link_followed(self, event: RecordDetail.LinkFollowed) -> None:
+        here = self.current_id()
+        if here is not None and here != event.record_id and self.state.get(event.record_id) is not None:
+            self._trail.append(here)
         self.show_record(event.record_id)
+
+    def refresh_state(self, state: SessionState) -> None:
+        """Show `state` (the store changed underneath) keeping the filters, the selected record
+        and the trail of followed links."""
+        self.state = state
+        self.query_one(RecordDetail).use_state(state)
+        kinds = sorted({r.kind for r in state.records}, key=list(KINDS).index)
+        statuses = list(dict.fromkeys(s for k in kinds for s in KINDS[k].STATUSES if any(r.status == s for r in state.records)))
+        with self.prevent(Select.Changed):
+            for selector, values in (("#records-kind", kinds), ("#records-status", statuses)):
+                select = self.query_one(selector, Select)
+                kept = select.value
+                select.set_options([(v, v) for v in values])
+                if isinstance(kept, str) and kept in values:
+                    select.value = kept
+        self._trail = [rid for rid in self._trail if state.get(rid) is not None]
+        self.refill()
 
     def on_record_detail_left(self, event: RecordDetail.Left) -> None:
         self.query_one("#records-table", DataTable).focus()
@@ -160,14 +184,25 @@ class RecordsView(SessionView):
         self._clear_filters()
         self.query_one("#records-table", DataTable).focus()
 
+    def _in_filters(self) -> bool:
+        filters = self.query_one("#records-filters")
+        focused = self.screen.focused
+        return focused is not None and (focused is filters or filters in focused.ancestors)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Escape leaves the filters for the table; from the table it goes on to the
-        # screen (back to the sessions list).
-        if action == "to_table":
-            filters = self.query_one("#records-filters")
-            focused = self.screen.focused
-            return focused is not None and (focused is filters or filters in focused.ancestors)
+        if action == "escape":
+            return self._in_filters() or bool(self._trail)  # else the screen's Escape runs
         return True
+
+    def action_escape(self) -> None:
+        if self._in_filters():
+            self.action_to_table()
+            return
+        while self._trail:
+            back = self._trail.pop()
+            if self.state.get(back) is not None:
+                self.show_record(back)
+                return
 
     def action_to_table(self) -> None:
         self.query_one("#records-table", DataTable).focus()
