@@ -178,3 +178,24 @@ def test_inline_sidechain_tool_calls_count_but_its_prompt_is_no_instruction(tmp_
     plan = claude_code.read(b.write(tmp_path / "inline.jsonl"))
     assert [r.quote for r in plan.records if r.kind == "instruction"] == ["Update CLAUDE.md"]  # type: ignore[attr-defined]
     assert [(r.status, r.text) for r in plan.records if r.kind == "command"] == [("failed", "tree /p -L 3")]  # type: ignore[attr-defined]
+
+
+def test_saved_result_file_beside_the_transcript_is_read(tmp_path: Path) -> None:
+    # A real bench_serving --output-file (tests/corpus_real/files/bench, see its SOURCES.md).
+    saved = Path(__file__).resolve().parent.parent / "corpus_real" / "files" / "bench" / "sglang_h200_llama405b_online.jsonl"
+    (tmp_path / "res.jsonl").write_bytes(saved.read_bytes())
+    b = Builder()
+    b.user("Benchmark the server and keep the results")
+    b.call("Bash", {"command": LAUNCH}, "The server is fired up and ready to roll!")
+    cmd = "python3 -m sglang.bench_serving --backend sglang --dataset-name random --request-rate 1 --output-file /data/runs/res.jsonl"
+    b.call("Bash", {"command": cmd}, RESULT.format(conc=1, tput="504.96"))
+    plan = claude_code.read(b.write(tmp_path / "session.jsonl"))
+    launch = next(r for r in plan.records if r.kind == "command" and r.status == "current")
+    benches = [r for r in plan.records if r.kind == "benchmark"]
+    # Every run the file holds (six lines), not only the printed block, each produced by the server.
+    assert len(benches) == len(saved.read_text().splitlines()) == 6
+    assert all(x.links.produced_by == [launch.id] for x in benches)
+    assert any(abs(next(m.value for m in x.metrics if m.name == "output_throughput") - 504.955) < 0.01 for x in benches)
+    # Without the file, the printed block is read.
+    (tmp_path / "res.jsonl").unlink()
+    assert len([r for r in claude_code.read(tmp_path / "session.jsonl").records if r.kind == "benchmark"]) == 1

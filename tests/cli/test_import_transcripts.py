@@ -204,6 +204,20 @@ def test_opencode_database_gives_the_same_records_as_the_export(tmp_path: Path) 
     assert from_db.notes == ["read session ses_5a1f0e2c3ffe7b1Qk9 (the most recently updated) of 2 in the database"]
 
 
+def test_opencode_database_todo_table_is_the_plan_as_it_stands(tmp_path: Path) -> None:
+    dbfile = tmp_path / "opencode.db"
+    _opencode_db(dbfile)
+    db = sqlite3.connect(dbfile)
+    sid = json.loads((FIXTURES / "opencode_export.json").read_text())["info"]["id"]
+    rows = [(sid, "Calibrate FP8 KV scales", "completed", "high", 0), (sid, "Write the runbook", "pending", "low", 1)]
+    db.executemany("INSERT INTO todo VALUES (?,?,?,?,?)", [*rows, ("ses_old", "Not this session's", "pending", "low", 0)])
+    db.commit()
+    db.close()
+    tasks = {r.title: (r.status, r.priority) for r in read_plan("opencode", dbfile).records if r.kind == "task"}  # type: ignore[attr-defined]
+    assert tasks["Calibrate FP8 KV scales"] == ("done", 1) and tasks["Write the runbook"] == ("todo", 3)
+    assert "Not this session's" not in tasks
+
+
 def test_transcript_import_through_the_cli_creates_the_session(cli: Cli, store: Store) -> None:
     r = cli("import", "codex", str(FIXTURES / "codex_rollout.jsonl"), "--session-title", "Codex on SM120")
     assert r.exit_code == 0, r.output

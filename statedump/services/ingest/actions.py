@@ -29,21 +29,19 @@ from datetime import datetime
 from typing import Any
 
 from statedump.core.redact import redact_text
-from statedump.models import Benchmark, Command, Compat, Discovery, File, Links, Reference, Task
+from statedump.models import Command, Compat, Discovery, File, Links, Reference, Task
 from statedump.services.flags import parse_command
+from statedump.services.ingest.bench_calls import benchmark_records
 from statedump.services.ingest.launch import Launch, classify
-from statedump.services.ingest.plan import ImportPlan, one_line, short_hash, stable_id
+from statedump.services.ingest.plan import ImportPlan, one_line, stable_id
 from statedump.services.ingest.reports import report
 from statedump.services.ingest.tool_output import (
     CHECKS,
-    as_float,
-    as_int,
     failed_result,
     findings,
     is_check,
     patched_files,
     programs,
-    result_metrics,
     tail,
     task_id,
 )
@@ -297,44 +295,10 @@ class Actions:
         return self._launches[-1].record.id if self._launches else None
 
     def _benchmark(self, text: str, found: Launch, result: str, failed: bool, source: str, at: datetime | None) -> None:
-        metrics = result_metrics(result)
         server = self.server()
         if server is not None:
             self._findings(findings(result), server, source, at)
-        if not metrics:
-            return
-        parsed = parse_command(" ".join(shlex.quote(w) for w in found.words))
-        conc = as_int(parsed.value("--max-concurrency") or parsed.value("--concurrency"))
-        if conc is None:
-            conc = next((int(m.value) for m in metrics if m.name == "max_request_concurrency" and m.value >= 1), None)
-        rate_text = parsed.value("--request-rate") or parsed.value("--rate")
-        rate = as_float(rate_text)
-        dataset = parsed.value("--dataset-name") or parsed.value("--dataset")
-        lengths = [parsed.value(f) for f in ("--random-input-len", "--random-output-len", "--input-len", "--output-len")]
-        workload = ", ".join(
-            [f"dataset {dataset}"] * bool(dataset)
-            + [f"{n} {v}" for n, v in zip(("input len", "output len", "input len", "output len"), lengths, strict=True) if v]
-            + [f"{parsed.value('--num-prompts')} prompts"] * bool(parsed.value("--num-prompts"))
-        )
-        said = " ".join(text.split())
-        title = f"{found.label}: concurrency {conc or 'unbounded'}" + (f", rate {rate_text}" if rate_text else "")
-        record_id = self.plan.readable_id("bench", title, key=f"bench:{said}:{short_hash(result)}")
-        self.plan.add(
-            Benchmark(
-                id=record_id,
-                title=title[:300],
-                status="invalid" if failed else "valid",
-                source=source or None,
-                at=at,
-                workload=workload or None,
-                concurrency=conc,
-                request_rate=rate,
-                metrics=metrics,
-                environment={"tool": found.label, "command": said[:500]},
-                tags=[self.agent, "benchmark"],
-                links=Links(produced_by=[server] if server else []),
-            )
-        )
+        benchmark_records(self.plan, text, found, result, failed, source, at, server=server, agent=self.agent)
 
     def _findings(self, found: list[tuple[str, str]], command_id: str, source: str, at: datetime | None) -> None:
         for text, category in found:

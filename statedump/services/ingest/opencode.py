@@ -50,7 +50,9 @@ def _text(parts: list[dict[str, Any]]) -> str:
     return "\n\n".join(str(p.get("text", "")) for p in parts if p.get("type") == "text" and not p.get("synthetic") and not p.get("ignored"))
 
 
-def _walk(plan: ImportPlan, messages: Iterator[Message], progress: Progress | None, total: int) -> None:
+def _walk(
+    plan: ImportPlan, messages: Iterator[Message], progress: Progress | None, total: int, todos: list[dict[str, Any]] | None = None
+) -> None:
     talk = Transcript(plan, "opencode")
     tools = OpencodeTools(plan)
     turns = Turns(plan, "opencode")
@@ -91,6 +93,9 @@ def _walk(plan: ImportPlan, messages: Iterator[Message], progress: Progress | No
             else:
                 talk.assistant(_text(parts), key, at)
     talk.finish()
+    if todos:
+        # The database's todo table: the session's plan as it stands now, after every todowrite.
+        tools.actions.todo_items(todos, "opencode todo table")
     tools.finish()
     turns.settle()
     if model:
@@ -166,7 +171,13 @@ def _from_db(plan: ImportPlan, path: Path, progress: Progress | None) -> None:
                     continue
                 yield info, parts
 
-        _walk(plan, messages(), progress, int(total))
+        todos: list[dict[str, Any]] = []
+        if {"session_id", "content", "status"} <= _columns(db, "todo"):
+            order = "position" if "position" in _columns(db, "todo") else "rowid"
+            cursor = db.execute(f"SELECT * FROM todo WHERE session_id = ? ORDER BY {order}", (row["id"],))  # noqa: S608
+            names = [d[0] for d in cursor.description]
+            todos = [dict(zip(names, found, strict=True)) for found in cursor]
+        _walk(plan, messages(), progress, int(total), todos)
     except sqlite3.DatabaseError as err:
         raise StatedumpError(f"cannot read the database: {err}", where=path) from None
     finally:
