@@ -581,3 +581,35 @@ def test_question_mark_shows_the_keys(demo_root: Path) -> None:
         assert not app.screen.query("HelpPanel")
 
     drive(app, scenario)
+
+
+def test_a_status_set_from_the_tui_is_one_commit_and_shows(demo_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from statedump.tui.screens import session as session_screen_module
+
+    monkeypatch.setattr(session_screen_module, "REFRESH_EVERY", 0.2)
+    before = git(demo_copy, "rev-list", "--count", "HEAD")
+    app = make_app(Store(demo_copy), SID)
+
+    async def scenario(pilot: Pilot[None]) -> None:
+        await pilot.press("2")
+        await settle(pilot, rounds=1)
+        view = app.screen.query_one(RecordsView)
+        view.show_record("disable-nextn")
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        options = app.screen.query_one("#status-options", OptionList)
+        options.highlighted = [options.get_option_at_index(i).id for i in range(options.option_count)].index("rejected")
+        await pilot.press("enter")
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+            await settle(pilot, rounds=1)
+            record = session_screen(app).state.get("disable-nextn") if session_screen(app).state else None
+            if record is not None and record.status == "rejected":
+                break
+        assert session_screen(app).state.get("disable-nextn").status == "rejected"  # type: ignore[union-attr]
+
+    drive(app, scenario)
+    assert int(git(demo_copy, "rev-list", "--count", "HEAD")) == int(before) + 1
+    assert "status rejected" in git(demo_copy, "log", "-1", "--format=%s")

@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, Select, Static
 
+from statedump.core.errors import StatedumpError
 from statedump.models import KINDS
 from statedump.models.state import SessionState
 from statedump.services.query import filter_records
@@ -33,6 +35,7 @@ class RecordsView(SessionView):
         Binding("s", "pick_status", "Status"),
         Binding("x", "clear_filters", "Clear"),
         Binding("l", "links", "Links"),
+        Binding("c", "change_status", "Set status"),
         # From the filters: back to the table; after following links: back to the record
         # you came from; else the screen's Escape (back to the sessions list).
         Binding("escape", "escape", "Back", show=False),
@@ -206,6 +209,33 @@ class RecordsView(SessionView):
 
     def action_to_table(self) -> None:
         self.query_one("#records-table", DataTable).focus()
+
+    def action_change_status(self) -> None:
+        """Pick a new status for the selected record; it is committed as a CLI `status` would be,
+        and the view shows it when the store changes (the session screen follows the store)."""
+        from statedump.tui.screens.status_pick import StatusPick
+
+        rid = self.current_id()
+        record = self.state.get(rid) if rid else None
+        if record is None:
+            return
+
+        def chosen(status: str | None) -> None:
+            if status is not None and status != record.status:
+                self._set_status(record.id, status)
+
+        self.app.push_screen(StatusPick(record), chosen)
+
+    @work(thread=True, group="set-status")
+    def _set_status(self, record_id: str, status: str) -> None:
+        from statedump.services.changes import set_status
+
+        try:
+            self.reader(set_status, self.session_id, record_id, status, "tui")
+        except StatedumpError as err:
+            self.app.call_from_thread(self.notify, str(err), severity="error", markup=False)
+            return
+        self.app.call_from_thread(self.notify, f"{record_id}: {status}", markup=False)
 
     def action_links(self) -> None:
         self.query_one(RecordDetail).focus_links()
