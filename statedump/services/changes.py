@@ -106,7 +106,9 @@ def update(
         record, _ = build(str(kind), base=base, fields=fields, texts=texts, links=links, where=where)
         if record.id != record_id:
             raise BadInput(
-                "an edit cannot change the id", where="id", hint=f"`statedump mv {record_id} {record.id}` renames it and its links"
+                f"field 'id' is {record.id!r}: an edit cannot change the id",
+                where=where,
+                hint=f"`statedump mv {record_id} {record.id}` renames it and its links",
             )
         return Change(current, record, store.put(session, record, source=source))
 
@@ -135,10 +137,12 @@ def replace(
                 hint="your text is kept; look at `statedump show` and edit again",
             )
         kind = data.get("kind", current.kind)
-        record, _ = build(str(kind), base=data, where=where)
+        record, _ = build(str(kind), base={"id": record_id, **data}, where=where)
         if record.id != record_id:
             raise BadInput(
-                "an edit cannot change the id", where="id", hint=f"`statedump mv {record_id} {record.id}` renames it and its links"
+                f"field 'id' is {record.id!r}: an edit cannot change the id",
+                where=where,
+                hint=f"`statedump mv {record_id} {record.id}` renames it and its links",
             )
         return Change(current, record, store.put(session, record, source=source))
 

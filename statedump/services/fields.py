@@ -92,15 +92,21 @@ def field_shape(model: type[BaseModel], name: str) -> Shape:
 
 
 def path_shape(model: type[BaseModel], path: list[str]) -> Shape:
-    """The shape at a dotted path: `environment.tp` is a value of the `environment` mapping."""
+    """The shape at a dotted path: `environment.tp` is a value of the `environment` mapping.
+    A path that goes on past a text, a number or a list is refused (BadInput)."""
     shape = Shape("model", model=model)
-    for part in path:
+    for n, part in enumerate(path):
         if shape.kind == "model" and shape.model is not None:
             shape = field_shape(shape.model, part)
         elif shape.kind == "map" and shape.item is not None:
             shape = shape.item
-        else:
+        elif shape.kind == "any":
             return ANY
+        else:
+            name = ".".join(path[:n])
+            raise BadInput(
+                f"{name} is a {shape.kind}, not a mapping", where=f"--field {'.'.join(path)}", hint=f"set it with --field {name}=..."
+            )
     return shape
 
 

@@ -97,3 +97,10 @@ def test_edit_and_status_commits_carry_the_source_of_the_change(cli: Cli) -> Non
     cli("status", "t", "done")
     trailers = git(cli.root, "log", "-3", "--format=%(trailers:key=Statedump-Source,valueonly)|").split("|")
     assert [t.strip() for t in trailers[:3]] == ["", "msg 44", "msg 6"]
+
+
+def test_schema_shows_the_nested_types(cli: Cli) -> None:
+    shown = [cli("schema", "--show", name) for name in ("metric", "alternative", "tradeoff", "enforcement")]
+    assert all(r.exit_code == 0 for r in shown)
+    golden("schema-show-nested.txt", "\n".join(r.output for r in shown))
+    assert "`statedump schema --show metric`" in cli("schema", "--show", "benchmark").output
