@@ -36,10 +36,9 @@ from statedump.services.ingest.launch import Launch, classify
 from statedump.services.ingest.plan import ImportPlan, one_line, stable_id
 from statedump.services.ingest.reports import report
 from statedump.services.ingest.tool_output import (
-    CHECKS,
+    checks_code,
     failed_result,
     findings,
-    is_check,
     patched_files,
     programs,
     tail,
@@ -68,7 +67,6 @@ TODO_STATUS = {
 _AGENT_ID = re.compile(r"^agentId: ([A-Za-z0-9_-]{4,64})\b", re.M)
 _AGENT_TRAILER = re.compile(r"^agentId: |^<usage>", re.M)
 """What Claude Code appends to a subagent's answer (its id, token counts): not the answer."""
-_MAY_CHECK = re.compile(CHECKS)
 _URL = re.compile(r"https?://[^\s<>\"'`)\]]+")
 _MAY_LAUNCH = re.compile(
     r"sglang|vllm|trtllm|docker|podman|nerdctl|compose|bench|genai-perf|guidellm|aiperf|serve|llama-server|lmdeploy|text-generation"
@@ -236,7 +234,7 @@ class Actions:
             self._benchmark(text, bench, result, failed, source, at)
         if server is not None or bench is not None:
             return
-        check = _MAY_CHECK.search(text) is not None and any(is_check(words) for words in programs(text))
+        check = checks_code(text)
         if not (failed or check):
             return
         said = " ".join(text.split())

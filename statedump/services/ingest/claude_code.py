@@ -22,7 +22,7 @@ from statedump.services.ingest.jsonl import Progress, iter_jsonl
 from statedump.services.ingest.plan import ImportPlan
 from statedump.services.ingest.reports import report
 from statedump.services.ingest.subagents import follow
-from statedump.services.ingest.tool_output import CHECKS
+from statedump.services.ingest.tool_output import CHECK_START
 from statedump.services.ingest.transcript import Transcript, when
 from statedump.services.ingest.turns import Turns
 
@@ -111,12 +111,14 @@ _NOW = frozenset({"TodoWrite", "TaskUpdate"})
 _WANTED = re.compile(rb'"name"' + _W + rb":" + _W + rb'"(?:' + b"|".join(t.encode() for t in TOOLS if t != "Bash") + rb')"')
 _SHELL = re.compile(rb'"name"' + _W + rb":" + _W + rb'"Bash"')
 _SERVING = re.compile(
-    rb"launch_server|sglang serve|vllm serve|api_server|trtllm-serve|bench_serving|benchmark_serving|vllm bench|genai-perf|guidellm|aiperf|docker run|docker compose|docker-compose|"
-    + CHECKS.encode()
+    rb"launch_server|sglang serve|vllm serve|api_server|trtllm-serve|bench_serving|benchmark_serving|vllm bench|genai-perf|guidellm|aiperf|docker run|docker compose|docker-compose"
 )
+_CHECK_CALL = re.compile(rb'"command"' + _W + rb":" + _W + rb'"' + CHECK_START.encode())
 """What a shell call must name to be read: most shell calls of a session (ls, grep, git, cat)
-launch no server and run no benchmark, and parsing each of them (and waiting for its result)
-was most of an import's time. A failed shell call that names none of these is not recorded."""
+launch no server, run no benchmark and check no code, and parsing each of them (and waiting
+for its result) was most of an import's time. A failed shell call that does none of these is
+not recorded. (A check is looked for only where the command starts, after `cd … &&`: anchored
+on `"command"`, the search costs next to nothing; an alternation tried at every byte did not.)"""
 _END_TURN = re.compile(rb'"stop_reason"' + _W + rb":" + _W + rb'"end_turn"')
 _TURN_END = re.compile(rb'"subtype"' + _W + rb":" + _W + rb'"(?:stop_hook_summary|turn_duration)"')
 """System lines Claude Code 2.x writes when the agent's turn ends (its messages then carry no `end_turn`)."""
@@ -138,7 +140,10 @@ class _Calls:
         if not passed:
             return False
         call = buf.find(b'"tool_use"', start, end)
-        if call >= 0 and (_WANTED.search(buf, call, end) or (_SHELL.search(buf, call, end) and _SERVING.search(buf, call, end))):
+        if call >= 0 and (
+            _WANTED.search(buf, call, end)
+            or (_SHELL.search(buf, call, end) and (_SERVING.search(buf, call, end) or _CHECK_CALL.search(buf, call, end)))
+        ):
             return False
         if self.pending and (found := _TOOL_ID.search(buf, start, end)) is not None:
             return passed if found.group(1).decode("utf-8", "replace") not in self.pending else False

@@ -95,13 +95,17 @@ CHECKS = (
 )
 """A program that checks or builds the code (tests, linters, type checkers): a command a
 session keeps, since it says how this project is verified."""
-_CHECK = re.compile(rf"^(?:(?:uv|poetry|pdm|hatch|pipenv|rye) run |npx |bunx |python3? -m )?(?:{CHECKS})(?:\s|$)")
-_LEAD = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+|(?:sudo|env|time|nice)\s+)+")
+CHECK_START = (
+    r"(?:(?:cd|source|\.|export|pushd) [^\"&;|]*(?:&&|;) *)*(?:[A-Za-z_][A-Za-z0-9_]*=[^ \"]* )*(?:(?:sudo|env|time|nice) )*"
+    r"(?:(?:uv|poetry|pdm|hatch|pipenv|rye) run |npx |bunx |python3? -m )?(?:" + CHECKS + r")(?:[\s\"]|$)"
+)
+"""A command line that starts with a check (after `cd … &&`, `source … ;`, `VAR=value`)."""
+_CHECK = re.compile(CHECK_START)
 
 
-def is_check(words: list[str]) -> bool:
-    """Whether a simple command runs the code's tests, linters or type checkers."""
-    return _CHECK.match(_LEAD.sub("", " ".join(words))) is not None
+def checks_code(text: str) -> bool:
+    """Whether a shell command line starts by checking the code (tests, linters, type checkers)."""
+    return _CHECK.match(" ".join(text.replace("\\\n", " ").split())) is not None
 
 
 def patched_files(patch: str) -> list[str]:

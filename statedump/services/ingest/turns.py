@@ -52,14 +52,22 @@ class Turns:
     work: int = 0
     _turns: list[_Turn] = field(default_factory=list)
 
-    def before(self) -> set[str]:
-        return {r.id for r in self.plan.records}
+    def before(self) -> tuple[int, str | None]:
+        """Where the plan stands before a request is read (pass it to `request`)."""
+        records = self.plan.records
+        return (len(records), records[-1].id if records else None)
 
-    def request(self, known: set[str], *, rules: bool = True) -> None:
-        """After a request was read: the instructions it added (ids not in `known`). With
+    def request(self, known: tuple[int, str | None], *, rules: bool = True) -> None:
+        """After a request was read: the instructions it added (the records after `known`). With
         `rules`, a rule the person laid down in it is kept as a standing instruction too (not
         for a prompt the person did not write, such as a slash command's expansion)."""
-        added = [r for r in self.plan.records if isinstance(r, Instruction) and r.id not in known]
+        count, last = known
+        records = self.plan.records
+        if count <= len(records) and (count == 0 or records[count - 1].id == last):
+            fresh = records[count:]  # (records are only appended, or replaced in place, while a message is read)
+        else:  # a record was taken out meanwhile (a summary's quote of this very message): the message's own
+            fresh = [r for r in records if r.source == records[-1].source] if records else []
+        added = [r for r in fresh if isinstance(r, Instruction)]
         if not added:
             return
         ids = set()
