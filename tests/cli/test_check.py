@@ -230,8 +230,9 @@ def test_check_fails_after_the_launch_command_is_edited_to_fp8(demo_copy: Path) 
     line = r.stdout.splitlines()[0]
     for needle in ("bf16-kv-cache", "launch-server", "--kv-cache-dtype", "bf16", "fp8_e4m3"):
         assert needle in line
-    # The edit also puts the decision up for review, as handoff says (advisory: not what fails).
-    assert "3 findings" in r.stderr
+    # The edit also puts the decisions enforced on the command up for review, as handoff says
+    # (advisory: not what fails).
+    assert "5 findings" in r.stderr
     data = json.loads(cli("check", "--json").output)
     assert data["ok"] is False and data["findings"][0]["code"] == "enforcement-contradicted"
     # The state before the edit still passes.

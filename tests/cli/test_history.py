@@ -68,9 +68,13 @@ def test_log_of_a_record_and_of_the_session(demo_root: Path) -> None:
     assert "decision: add bf16-kv-cache" in r.output and "[msg 6008–6024]" in r.output
     r = cli("log", "--limit", "4")
     golden("log-session.txt", r.output, mask_shas=True)
-    assert r.output.count("\n") == 4 and r.output.startswith("2026-03-14 17:56")
+    assert r.output.count("\n") == 4 and r.output.startswith("2026-03-14 17:57")
     data = json.loads(cli("log", "fp8-kv-cache-unscaled", "--json").output)
-    assert [(d["action"], d["record"], d["source"]) for d in data] == [("add", "discovery/fp8-kv-cache-unscaled", "msg 6008–6024")]
+    # Found after msg 6007, resolved by the BF16 fix: the edit carries the source of the change.
+    assert [(d["action"], d["record"], d["source"]) for d in data] == [
+        ("edit", "discovery/fp8-kv-cache-unscaled", "msg 6024"),
+        ("add", "discovery/fp8-kv-cache-unscaled", "msg 6008–6024"),
+    ]
 
 
 def test_log_of_an_unknown_record_is_one_line(demo_root: Path) -> None:
@@ -132,7 +136,8 @@ def test_diff_between_the_two_dump_tags(demo_root: Path) -> None:
     assert "+ instruction msg-6007-accuracy-question" in r.output
     data = json.loads(cli("diff", "1", "2", "--json").output)
     added = {(c["kind"], c["id"]) for c in data["changes"] if c["change"] == "added"}
-    assert ("decision", "bf16-kv-cache") in added and ("command", "launch-server") in added
+    changed = {(c["kind"], c["id"]) for c in data["changes"] if c["change"] == "changed"}
+    assert ("decision", "bf16-kv-cache") in added and ("command", "launch-server") in changed
     assert data["from"]["ref"] == "1" and len(data["to"]["commit"]) == 40
     assert "no differences" in cli("diff", "2").output
 
