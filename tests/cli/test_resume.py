@@ -70,7 +70,7 @@ def test_a_budget_below_the_essentials_is_cut_at_a_paragraph_and_keeps_the_users
     assert data["cut"] and data["fits"] and data["tokens"] <= 300
     text = data["text"]
     assert QUOTE in text and "Serve Qwen3.5-397B-A17B-NVFP4" in text
-    assert text.rstrip().splitlines()[-1].startswith("_Cut short to fit 300 tokens")
+    assert text.rstrip().splitlines()[-1].startswith("_Left out to fit 300 tokens: every detail that can be left out, and the rest")
     assert text.count("```") % 2 == 0  # never cut inside a fenced block
 
 

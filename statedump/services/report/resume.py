@@ -81,7 +81,12 @@ def _footer(left_out: list[str], budget: int) -> str:
     return f"\n_Left out to fit {budget:,} tokens: {listed}. `statedump render` prints the whole state._\n"
 
 
-CUT_FOOTER = "\n_Cut short to fit {budget:,} tokens, after every detail that can be left out: `statedump render` prints the whole state._\n"
+# Worded like the other footer, so that whoever reads the budget back from a written block
+# (the capture hook refreshing CLAUDE.md) finds it in either.
+CUT_FOOTER = (
+    "\n_Left out to fit {budget:,} tokens: every detail that can be left out, and the rest of the prompt from here on. "
+    "`statedump render` prints the whole state._\n"
+)
 
 
 def _cut_points(text: str) -> list[int]:
