@@ -119,6 +119,14 @@ class LazyGroup(click.Group):
         except StatedumpError as err:
             click.echo(f"statedump: {err}", err=True)
             sys.exit(err.status)
+        except BrokenPipeError:
+            raise
+        except OSError as err:  # disk full, a size limit, a read-only store: one line, never a traceback
+            from statedump.core.errors import from_os_error
+
+            failure = from_os_error(err)
+            click.echo(f"statedump: {failure}", err=True)
+            sys.exit(failure.status)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

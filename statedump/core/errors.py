@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -115,3 +117,23 @@ def from_validation(
         else:
             hint = f"`statedump schema --show {kind}` lists its fields" if kind else "fix the field and try again"
     return BadInput("; ".join(parts), where=where, hint=hint)
+
+
+_OS_HINTS = {
+    errno.ENOSPC: "the disk is full: free some space and run it again",
+    errno.EDQUOT: "the disk quota is used up: free some space and run it again",
+    errno.EFBIG: "a file-size limit (ulimit -f) stopped the write: raise it and run it again",
+    errno.EROFS: "the store is on a read-only file system: writes need a writable copy",
+    errno.EACCES: "you may not write there: work in a store you own, or ask its owner",
+    errno.EPERM: "you may not write there: work in a store you own, or ask its owner",
+    errno.E2BIG: "too many arguments for one command",
+}
+
+
+def from_os_error(err: OSError) -> StatedumpError:
+    """A file-system failure (disk full, a size limit, a read-only or foreign store) as one
+    line naming the file and what to do; the write it interrupted has been undone."""
+    reason = err.strerror or type(err).__name__
+    where = err.filename if err.filename is not None else None
+    hint = _OS_HINTS.get(err.errno or 0, "run `statedump doctor` if a write was under way")
+    return StatedumpError(reason, where=os.fsdecode(where) if isinstance(where, (str, bytes)) else None, hint=hint)

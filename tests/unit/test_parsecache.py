@@ -44,7 +44,7 @@ def test_cached_records_equal_parsed_ones(tmp_path: Path, settled: None) -> None
     first = _cached(built.root, built.session)
     cache = parsecache.cache_path(built.root, built.session)
     assert cache is not None and cache.is_file()
-    assert len(pickle.loads(cache.read_bytes())["entries"]) == 60 + 1  # the records and session.yaml
+    assert len(_opened(cache)["entries"]) == 60 + 1  # the records and session.yaml
     second = _cached(built.root, built.session)
     assert first == second == _parsed(built.root, built.session)
     # Same values, same types: the documents rendered from them are the same bytes.
@@ -91,13 +91,25 @@ def test_a_broken_cache_is_ignored_and_a_bad_file_still_fails(tmp_path: Path, se
     assert str(task.relative_to(built.root)) in str(err.value)
 
 
+def _sealed(data: dict[str, Any]) -> bytes:
+    """A cache file as statedump writes it: sealed with this user's key."""
+    body = pickle.dumps(data)
+    key = parsecache._secret()
+    assert key is not None
+    return parsecache._seal(key, body) + body
+
+
+def _opened(cache: Path) -> Any:
+    return pickle.loads(cache.read_bytes()[parsecache.SEAL :])
+
+
 def _forged(tmp_path: Path, title: str) -> tuple[generate.Built, Path, dict[str, Any]]:
     """A store whose cache holds one record with another title than its file: (store, cache, cache data)."""
     built = generate.build_store(tmp_path / "s", 8)
     _cached(built.root, built.session)
     cache = parsecache.cache_path(built.root, built.session)
     assert cache is not None
-    saved = pickle.loads(cache.read_bytes())
+    saved = _opened(cache)
     rel, (key, record) = next((r, e) for r, e in saved["entries"].items() if not r.endswith("session.yaml"))
     saved["entries"][rel] = (key, record.model_copy(update={"title": title}))
     return built, cache, saved
@@ -106,10 +118,10 @@ def _forged(tmp_path: Path, title: str) -> tuple[generate.Built, Path, dict[str,
 def test_a_cache_made_by_other_models_is_not_used(tmp_path: Path, settled: None) -> None:
     # A record as some other version of the models left it: it must not be served.
     built, cache, saved = _forged(tmp_path, "served from a stale cache")
-    cache.write_bytes(pickle.dumps({**saved, "models": "other models"}))
+    cache.write_bytes(_sealed({**saved, "models": "other models"}))
     assert "served from a stale cache" not in {r.title for r in _cached(built.root, built.session)}
     # The same entry under the right digest is served: the digest is what kept it out.
-    cache.write_bytes(pickle.dumps({**saved, "models": parsecache.models_digest()}))
+    cache.write_bytes(_sealed({**saved, "models": parsecache.models_digest()}))
     assert "served from a stale cache" in {r.title for r in _cached(built.root, built.session)}
 
 
@@ -149,18 +161,48 @@ def test_a_planted_cache_is_never_run(tmp_path: Path, settled: None) -> None:
     assert cache is not None
     cache.parent.mkdir(parents=True, exist_ok=True)
     marker = tmp_path / "ran"
-    cache.write_bytes(pickle.dumps({"models": parsecache.models_digest(), "entries": {"x": _Planted(marker)}}))
+    cache.write_bytes(_sealed({"models": parsecache.models_digest(), "entries": {"x": _Planted(marker)}}))
     assert _cached(built.root, built.session) == _parsed(built.root, built.session)
     assert not marker.exists()
     # ...and the cache is rewritten with records only.
-    assert "x" not in pickle.loads(cache.read_bytes())["entries"]
+    assert "x" not in _opened(cache)["entries"]
 
 
 def test_a_cache_owned_by_someone_else_is_ignored(tmp_path: Path, settled: None, monkeypatch: pytest.MonkeyPatch) -> None:
     built, cache, saved = _forged(tmp_path, "left by another user")
-    cache.write_bytes(pickle.dumps(saved))
+    cache.write_bytes(_sealed(saved))
     assert "left by another user" in {r.title for r in _cached(built.root, built.session)}
-    cache.write_bytes(pickle.dumps(saved))
+    cache.write_bytes(_sealed(saved))
     # As seen by another user (git, too, refuses a repository someone else owns):
     monkeypatch.setattr(os, "geteuid", lambda: os.stat(cache).st_uid + 1)
     assert "left by another user" not in {r.title for r in _cached(built.root, built.session)}
+
+
+def test_a_planted_cache_naming_the_right_models_is_not_served(tmp_path: Path, settled: None) -> None:
+    # Unpickled records skip validation: a cache not sealed with this user's key (one planted
+    # in a tarball, a shared folder) is ignored even when its digest matches.
+    built, cache, saved = _forged(tmp_path, "planted, never validated")
+    cache.write_bytes(pickle.dumps(saved))
+    assert "planted, never validated" not in {r.title for r in _cached(built.root, built.session)}
+    forged_seal = bytes(parsecache.SEAL) + pickle.dumps(saved)
+    cache.write_bytes(forged_seal)
+    assert "planted, never validated" not in {r.title for r in _cached(built.root, built.session)}
+
+
+def test_a_fifo_as_cache_is_ignored_not_waited_on(tmp_path: Path, settled: None) -> None:
+    import subprocess
+    import sys
+
+    built = generate.build_store(tmp_path / "s", 4)
+    cache = parsecache.cache_path(built.root, built.session)
+    assert cache is not None
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(cache)
+    # In a child, with a deadline: before the fix, opening the FIFO blocked for ever.
+    done = subprocess.run(
+        [sys.executable, "-m", "statedump", "list", "--store", str(built.root), "-s", built.session],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 0, done.stderr

@@ -4,8 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from statedump.core.errors import StatedumpError
 from statedump.core.git.errors import CommandFailed
 from statedump.core.git.runner import Runner
+
+_STOPPED = (
+    ("rebase-merge", "a rebase"),
+    ("rebase-apply", "a rebase"),
+    ("MERGE_HEAD", "a merge"),
+    ("CHERRY_PICK_HEAD", "a cherry-pick"),
+    ("REVERT_HEAD", "a revert"),
+)
+"""The files git leaves while an operation is stopped half-way, and what each one means."""
 
 
 class Branch(Runner):
@@ -67,7 +77,7 @@ class Branch(Runner):
         """`git status --porcelain` lines (`XY path`) for `paths` (all when none); `untracked`
         is `--untracked-files`' mode (git's own default when None)."""
         mode = [f"--untracked-files={untracked}"] if untracked else []
-        return self._lines("status", "--porcelain", *mode, "--", *paths)
+        return self._lines(*self.no_filters(), "status", "--porcelain", *mode, "--", *paths)
 
     def fetch(self, remote: str, *refspecs: str) -> None:
         """Fetch `refspecs` from `remote`, pruning what it no longer has; no tags besides."""
@@ -93,7 +103,30 @@ class Branch(Runner):
         gd = self.git_dir
         return (gd / "rebase-merge").exists() or (gd / "rebase-apply").exists()
 
+    def stopped(self) -> str | None:
+        """What git is stopped in the middle of ("a rebase", "a merge", ...), or None."""
+        gd = self.git_dir
+        for name, what in _STOPPED:
+            if (gd / name).exists():
+                return what
+        return None
+
+    def check_committable(self) -> None:
+        """Refuse a commit that would not land on the branch: HEAD detached (a commit there is
+        lost when the rebase is aborted), or a rebase, merge or cherry-pick stopped half-way."""
+        what = self.stopped()
+        try:
+            head = (self.git_dir / "HEAD").read_bytes()
+        except OSError:
+            head = b"ref: "
+        if what is None and head.startswith(b"ref: "):
+            return
+        raise StatedumpError(
+            f"git is in the middle of {what}" if what else "HEAD is detached",
+            where=self.root,
+            hint="finish or abort it with git first (`git status` says how); `statedump doctor` shows what the work tree is missing",
+        )
+
     def busy(self) -> bool:
         """True while a rebase, a merge or a cherry-pick is stopped half-way."""
-        gd = self.git_dir
-        return self.rebasing() or (gd / "MERGE_HEAD").exists() or (gd / "CHERRY_PICK_HEAD").exists()
+        return self.stopped() is not None

@@ -8,6 +8,13 @@ from pathlib import Path
 from statedump.core.errors import GitFailed, StatedumpError
 
 _TAKES_VALUE = ("-c", "-C")
+_FULL = (
+    ("No space left on device", "the disk is full: free some space and run it again"),
+    ("Disk quota exceeded", "the disk quota is used up: free some space and run it again"),
+    ("File too large", "a file-size limit (ulimit -f) stopped the write: raise it and run it again"),
+    ("Read-only file system", "the store is on a read-only file system: writes need a writable copy"),
+)
+"""What git says when the file system, not the command, is at fault: the user's to fix (exit 2)."""
 
 
 def subcommand(args: Sequence[str]) -> str:
@@ -49,4 +56,8 @@ def failed(args: Sequence[str], returncode: int, stderr: bytes, where: str | Pat
     text = stderr.decode("utf-8", errors="replace")
     if text.startswith("fatal: not a git repository"):
         return StatedumpError("not a git repository", where=where, hint="run `statedump init` there first")
+    for reason, hint in _FULL:
+        if reason in text:
+            line = next(line for line in text.splitlines() if reason in line)
+            return StatedumpError(f"git could not write: {line.strip()}", where=where, hint=hint)
     return CommandFailed(args, returncode, text, where)

@@ -27,6 +27,13 @@ from statedump.core.git.runner import run_git
 
 __all__ = ["Commit", "Git", "find_worktree"]
 
+_FROM_STDIN = ("--pathspec-from-file=-", "--pathspec-file-nul")
+
+
+def _pathspec(paths: list[str]) -> bytes:
+    """`paths` as git reads them with `_FROM_STDIN`: NUL-terminated, no quoting."""
+    return b"".join(p.encode() + b"\0" for p in paths)
+
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ][0-9:]+(Z|[+-]\d{2}:?\d{2})?)?$")
 
 
@@ -76,10 +83,14 @@ class Git(Plumbing, Branch):
     def commit(self, paths: list[str], message: str, when: datetime | None = None) -> str:
         """Stage exactly `paths` (added, changed or deleted) and commit only them.
 
-        Committing with a pathspec leaves anything else the user has staged alone.
+        Committing with a pathspec leaves anything else the user has staged alone. Refused
+        while HEAD is detached or git is stopped half-way (`check_committable`).
         """
-        self._run("add", "--all", "--", *paths)
-        self._run("commit", "--quiet", "--no-verify", "-m", message, "--", *paths, env=self._env(when))
+        self.check_committable()
+        # The paths go through stdin: an import of 100,000 records would not fit in argv.
+        names = _pathspec(paths)
+        self._run("add", "--all", *_FROM_STDIN, input=names)
+        self._run("commit", "--quiet", "--no-verify", "-m", message, *_FROM_STDIN, env=self._env(when), input=names)
         return self._text("rev-parse", "HEAD").strip()
 
     def unstage(self, paths: list[str]) -> None:
@@ -87,7 +98,7 @@ class Git(Plumbing, Branch):
         if self.head() is None:
             self.forget(*paths)
         else:
-            self._run("reset", "--quiet", "HEAD", "--", *paths)
+            self._run("reset", "--quiet", "HEAD", *_FROM_STDIN, input=_pathspec(paths))
 
     def tag(self, name: str, sha: str, message: str, when: datetime | None = None, *, signer: dict[str, str] | None = None) -> None:
         """An annotated tag `name` on `sha`, by statedump's identity at `when`, or by `signer`

@@ -26,6 +26,20 @@ class ScratchIndex:
     def remove(self, path: str) -> None:
         self._runner._run("update-index", "--force-remove", "--", path, env=self._env)
 
+    def merge(self, base: str, ours: str, theirs: str) -> None:
+        """A three-way merge of trees into this (empty) index that merges no file's lines: a
+        file changed differently on both sides is left unmerged (see `unmerged`)."""
+        self._runner._run("read-tree", "-m", "-i", "--aggressive", base, ours, theirs, env=self._env)
+
+    def unmerged(self) -> dict[str, dict[int, str]]:
+        """path -> {stage: blob sha} of every path left unmerged."""
+        stages: dict[str, dict[int, str]] = {}
+        for line in self._runner._lines("ls-files", "-u", env=self._env):
+            meta, path = line.split("\t", 1)
+            _, sha, stage = meta.split()
+            stages.setdefault(path, {})[int(stage)] = sha
+        return stages
+
     def add_blob(self, path: str, sha: str) -> None:
         self._runner._run("update-index", "--add", "--cacheinfo", f"100644,{sha},{path}", env=self._env)
 
@@ -109,4 +123,5 @@ class Plumbing(Runner):
 
     def forget(self, *paths: str) -> None:
         """Drop `paths` from the index (the work tree's files are the caller's)."""
-        self._run("rm", "--quiet", "--cached", "--ignore-unmatch", "--", *paths)
+        names = b"".join(p.encode() + b"\0" for p in paths)  # stdin, not argv: any number of paths
+        self._run("rm", "--quiet", "--cached", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul", input=names)

@@ -21,11 +21,31 @@ if TYPE_CHECKING:
     import git
 
 
+SAFE = ("-c", "core.fsmonitor=false", "-c", "log.showSignature=false")
+"""Settings given to every git command, over the repository's own: a store's config (one
+copied from someone else, a tarball) can name programs git would run for a mere read — an
+fsmonitor hook on `status`, gpg on `log`. statedump needs neither. Filter drivers, which
+`status` runs too, have names of the repository's choosing: see `Runner.no_filters`."""
+
+_DUBIOUS = b"detected dubious ownership"
+
+
 def run_git(root: Path, *args: str, env: Mapping[str, str] | None = None, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     """The git binary run in `root`: never prompting, in the C locale, `env` over the process's
-    own environment, its output and status given back as they are."""
+    own environment, its output and status given back as they are.
+
+    A repository git refuses to open (owned by another user, `safe.directory`) is an error
+    here, for every caller: a command that took git's refusal for "no commits yet" would
+    answer wrongly and exit 0."""
     full = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "LANGUAGE": "C", **(env or {})}
-    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False, env=full, input=input)
+    done = subprocess.run(["git", "-C", str(root), *SAFE, *args], capture_output=True, check=False, env=full, input=input)
+    if done.returncode == 128 and _DUBIOUS in done.stderr:
+        raise StatedumpError(
+            "git refused the repository: it is owned by another user (git's safe.directory check)",
+            where=root,
+            hint=f"work in a store you own, or, if you trust its owner: `git config --global --add safe.directory {root}`",
+        )
+    return done
 
 
 class Runner:
@@ -35,6 +55,7 @@ class Runner:
         self.root = root
         self._repo: git.Repo | None = None
         self._identity: Identity | None = None
+        self._filters: tuple[str, ...] | None = None
 
     def _run(self, *args: str, env: Mapping[str, str] | None = None, input: bytes | None = None) -> bytes:
         """The output of a git command that must succeed (else the translated error)."""
@@ -60,6 +81,17 @@ class Runner:
     def _ok(self, *args: str) -> bool:
         """True when the command exits 0 (a question asked of git: is it an ancestor, a ref)."""
         return run_git(self.root, *args).returncode == 0
+
+    def no_filters(self) -> tuple[str, ...]:
+        """`-c` settings that switch off every filter driver the repository's config names
+        (their clean, smudge and process programs): for commands such as `status` that would
+        run them while only looking. Asked of git's config once per gateway; reading the config
+        runs nothing."""
+        if self._filters is None:
+            names = self._maybe("config", "--name-only", "--get-regexp", r"^filter\.") or ""
+            drivers = sorted({n.rsplit(".", 1)[0] for n in names.split() if n.count(".") >= 2})
+            self._filters = tuple(arg for d in drivers for key in ("clean", "smudge", "process") for arg in ("-c", f"{d}.{key}="))
+        return self._filters
 
     @property
     def _repository(self) -> git.Repo:

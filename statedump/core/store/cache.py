@@ -17,7 +17,10 @@ Why pickle: a record comes back as the same model object, with no parsing and no
 validation, an order of magnitude faster than reading the file. Pickle can name any callable, so the file is read
 only when the current user owns it (as git refuses a repository owned by someone else), and
 with an unpickler that can build nothing but the record models and the date and time values
-in them: a planted file is ignored, never run. It is never read from the working tree, a
+in them: a planted file is ignored, never run. Unpickled records skip validation, so a
+cache is also sealed with a keyed digest whose key lives in the user's own cache folder
+(`~/.cache/statedump/cache.key`), never in a repository: a planted cache, even one naming
+the right models, is not sealed and is ignored; only a regular file is opened. It is never read from the working tree, a
 clone or a fetch.
 Nothing here is needed for correctness: deleting the cache only costs time.
 """
@@ -26,6 +29,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
+import io
 import os
 import pickle
 import time
@@ -36,9 +41,12 @@ from typing import Any, cast
 from statedump.core.layout import session_file
 from statedump.core.store.parallel import read_many
 from statedump.core.store.reader import read_bytes, scan_records
+from statedump.core.store.untrusted import open_regular, read_regular
 from statedump.models import KINDS, RecordBase, Session
 
-VERSION = 2
+VERSION = 3
+SEAL = 32
+"""Bytes of the keyed digest that opens a cache file (see `_secret`)."""
 RACY_NS = 2_000_000_000
 """Files changed this recently (ns) are parsed, not cached: file times are coarser than writes."""
 
@@ -102,16 +110,50 @@ class _Unpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"{module}.{name} is not part of a record")
 
 
+def _secret() -> bytes | None:
+    """This user's key for the caches' seals, kept outside every repository (made on first use);
+    None when there is nowhere to keep one (then nothing is cached)."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "statedump"
+    path = base / "cache.key"
+    data = read_regular(path, limit=64)
+    if data is not None and len(data) == 32:
+        return data
+    with contextlib.suppress(OSError):
+        base.mkdir(parents=True, exist_ok=True)
+        key = os.urandom(32)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(key)
+        return key
+    data = read_regular(path, limit=64)  # another process made it first
+    return data if data is not None and len(data) == 32 else None
+
+
+def _seal(key: bytes, body: bytes) -> bytes:
+    return hashlib.blake2b(body, key=key, digest_size=SEAL).digest()
+
+
 def _read(path: Path | None) -> _Entries:
     if path is None:
         return {}
+    key = _secret()
+    fd = open_regular(path)  # a FIFO planted here would otherwise hang every read
+    if fd is None or key is None:
+        if fd is not None:
+            os.close(fd)
+        return {}
     try:
-        with open(path, "rb") as fh:
+        with os.fdopen(fd, "rb") as fh:
             # Only a cache this user wrote is read (git, too, refuses repositories owned by
             # someone else), and only record classes can be built from it.
             if os.fstat(fh.fileno()).st_uid != os.geteuid():
                 return {}
-            loaded = _Unpickler(fh).load()
+            data = fh.read()
+        # Unpickled records were never validated: only a cache sealed with this user's key
+        # (which no clone, tarball or other program has) is taken as statedump's own.
+        if len(data) <= SEAL or not hmac.compare_digest(data[:SEAL], _seal(key, memoryview(data)[SEAL:].tobytes())):
+            return {}
+        loaded = _Unpickler(io.BytesIO(memoryview(data)[SEAL:])).load()
     except Exception:  # any damage to a cache only means it is rebuilt
         return {}
     if not isinstance(loaded, dict) or loaded.get("models") != models_digest() or not isinstance(loaded.get("entries"), dict):
@@ -123,12 +165,21 @@ def _read(path: Path | None) -> _Entries:
 def _write(path: Path, entries: _Entries) -> None:
     # Any complete file is a valid cache, so a rename is all the locking needed; a
     # store that cannot be written (read-only clone) simply goes without.
+    key = _secret()
+    if key is None:
+        return
     with contextlib.suppress(OSError):
         path.parent.mkdir(exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        with open(tmp, "wb") as fh:
-            pickle.dump({"models": models_digest(), "entries": entries}, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
+        body = pickle.dumps({"models": models_digest(), "entries": entries}, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            with open(tmp, "wb") as fh:
+                fh.write(_seal(key, body))
+                fh.write(body)
+            os.replace(tmp, path)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
 
 
 def load_state(root: Path, session: str) -> tuple[Session, list[RecordBase]]:

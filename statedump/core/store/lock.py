@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import time
@@ -9,7 +10,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from statedump.core.errors import LockTimeout
+from statedump.core.errors import LockTimeout, StatedumpError
+
+_HINTS = {
+    errno.EROFS: "the store is on a read-only file system: writes need a writable copy (reads still work)",
+    errno.EACCES: f"the store belongs to someone else (you are uid {os.geteuid()}): work in a clone you own",
+    errno.EPERM: f"the store belongs to someone else (you are uid {os.geteuid()}): work in a clone you own",
+    errno.ENOSPC: "the disk is full: free some space and run it again",
+}
 
 
 @contextmanager
@@ -19,7 +27,15 @@ def store_lock(path: Path, timeout: float = 60.0) -> Iterator[None]:
     flock is released by the kernel when the holder dies, so a crashed writer never
     leaves a lock behind that the next writer has to clear by hand.
     """
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as err:
+        # A read-only store, one owned by someone else, a full disk: one line, not a traceback.
+        raise StatedumpError(
+            f"cannot take the store's write lock: {err.strerror}",
+            where=path,
+            hint=_HINTS.get(err.errno or 0, "check the store's folder and its permissions"),
+        ) from None
     try:
         deadline = time.monotonic() + timeout
         while True:

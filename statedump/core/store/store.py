@@ -11,7 +11,6 @@ what they were.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -26,6 +25,7 @@ from statedump.core.git.gateway import Git, find_worktree
 from statedump.core.layout import SESSION_FILE, SESSIONS, RecordRef, check_id, record_path, session_path
 from statedump.core.render.candidates import did_you_mean
 from statedump.core.store.files import write_atomic
+from statedump.core.store.journal import write_journal
 from statedump.core.store.lock import store_lock
 from statedump.core.store.reader import parse_record, read_bytes, scan_records
 from statedump.models.ids import KIND_NAMES as KINDS
@@ -268,8 +268,9 @@ class Store:
         message = redact_text(message)
         backups = {p: (p.read_bytes() if p.exists() else None) for p in files}
         paths = [self.rel(p) for p in backups]
-        journal = {"head": self.git.head(), "paths": paths, "subject": message.split("\n", 1)[0], "pid": os.getpid()}
-        write_atomic(self.journal_path, json.dumps(journal).encode())
+        # What each file held before (not HEAD): a repair puts an uncommitted hand edit back.
+        before = {self.rel(p): data for p, data in backups.items()}
+        write_journal(self.journal_path, self.git.head(), before, message.split("\n", 1)[0])
         return message, backups, paths
 
     def undo_write(self, backups: dict[Path, bytes | None], paths: list[str], err: BaseException) -> NoReturn:

@@ -1,16 +1,19 @@
-"""Sharing a store through a git remote: fetch, rebase local commits onto the remote
+"""Sharing a store through a git remote: fetch, replay local commits onto the remote
 branch, push. statedump runs no server; any git remote will do.
 
 Records are one file each, so two people adding records touch different files and
-rebase cleanly. Two cases need statedump's help, and both are settled without ever
-leaving the repository mid-rebase:
+replay cleanly. Local commits are replayed with git's plumbing, never `git rebase` (see
+replay.py): a sync killed at any moment leaves the branch where it was or where it was
+going, never a rebase half-way, and `statedump doctor` restores any file it was moving.
+Two cases need statedump's help, and both are settled without ever leaving the repository
+mid-way:
 
-- The same id added on both sides with different content. Before rebasing, the local
+- The same id added on both sides with different content. Before replaying, the local
   commits are rewritten so that the local record takes the id `<id>-<sha>` (the short
   sha of the local commit that added it, unique across clones) and every record changed
   locally that links to the old id links to the new one.
-- The same record changed on both sides. git is told not to merge record files line by
-  line (a merged YAML file can be wrong in ways no conflict marker shows); the remote
+- The same record changed on both sides. Record files are never merged line by line (a
+  merged YAML file can be wrong in ways no conflict marker shows); the remote
   version stays in place and the local one is committed as a copy under
   `conflicts/<session>/...`, where no loader looks. Nothing is pushed until the user has
   resolved it and removed the copy.
@@ -27,8 +30,9 @@ from statedump.core.errors import GitFailed, StatedumpError, Unmerged
 from statedump.core.git.errors import CommandFailed
 from statedump.core.git.gateway import Git
 from statedump.core.store.store import Store
-from statedump.services.sync.conflicts import CONFLICTS, Conflict, conflict_line, rebase_keeping_both
+from statedump.services.sync.conflicts import CONFLICTS, Conflict, conflict_line
 from statedump.services.sync.ids import Renamed, collisions, rename_locally
+from statedump.services.sync.replay import finish, replay
 from statedump.services.sync.tags import REMOTE_DUMPS, adopt_dumps, tag_objects
 
 __all__ = ["Conflict", "Renamed", "SyncResult", "sync"]
@@ -141,19 +145,16 @@ def _once(store: Store, remote: str, branch: str, upstream: str) -> SyncResult:
         result.fetched = git.count(f"{base}..{tracking}")
         result.rebased = git.count(f"{base}..{local}")
         if result.fetched and result.rebased:
+            # Everything up to `finish` writes objects only: the branch, the index and the
+            # work tree are untouched until the one step that moves them (see replay.py).
             git.update_ref(BACKUP_REF, local)
-            try:
-                result.renamed = collisions(git, base, local, tracking)
-                if result.renamed:
-                    git.reset_keep(rename_locally(store, base, local, result.renamed))
-                result.conflicts = rebase_keeping_both(store, tracking, env, remote)
-            except BaseException:
-                if git.rebasing():
-                    git.rebase("--abort")
-                git.reset_keep(local)
-                raise
+            result.renamed = collisions(git, base, local, tracking)
+            tip = rename_locally(store, base, local, result.renamed) if result.renamed else local
+            replayed = replay(store, base, tip, tracking, env, remote)
+            result.conflicts = replayed.conflicts
+            finish(store, local, replayed.tip)
         elif result.fetched:
-            git.fast_forward(tracking)
+            finish(store, local, git.rev_parse(tracking))
     if result.conflicts:
         return result
     theirs = tag_objects(git, f"{REMOTE_DUMPS}/{remote}/")
@@ -165,6 +166,15 @@ def _once(store: Store, remote: str, branch: str, upstream: str) -> SyncResult:
         git.push(remote, f"HEAD:refs/heads/{upstream}", "refs/tags/dump/*:refs/tags/dump/*", set_upstream=not upstream_set)
         result.pushed = True
     return result
+
+
+def _failure(err: CommandFailed, store: Store) -> GitFailed:
+    """git's failure in one line: the line that says why (a lock git could not take names
+    its file, and `doctor` clears one nobody holds)."""
+    reason = next((line for line in err.lines if "Unable to create" in line and ".lock" in line), err.last)
+    locked = reason is not err.last
+    hint = "if no git is running, `statedump doctor --repair` removes a lock left by a crash" if locked else None
+    return GitFailed(f"git failed: {reason}", where=store.root, hint=hint)
 
 
 def sync(store: Store, remote: str | None = None) -> SyncResult:
@@ -184,5 +194,5 @@ def sync(store: Store, remote: str | None = None) -> SyncResult:
             except CommandFailed as err:
                 if err.says("rejected", "fetch first") and attempt + 1 < ATTEMPTS:
                     continue  # someone pushed between our fetch and push: fetch again
-                raise GitFailed(f"git failed: {err.last}", where=store.root) from None
+                raise _failure(err, store) from None
     raise AssertionError("unreachable")

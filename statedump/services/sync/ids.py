@@ -12,6 +12,7 @@ from statedump.core.layout import SESSIONS, RecordRef, record_path
 from statedump.core.store.store import Store
 from statedump.models import Decision, Enforcement, Links, RecordBase
 from statedump.models.ids import with_suffix
+from statedump.services.sync.scratch import SCRATCH, scratch_dir
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,8 @@ def rename_locally(store: Store, base: str, local: str, renames: list[Renamed]) 
     ids_all = {old: new for ids in by_session.values() for old, new in ids.items()}
     at_base = git.ls_tree(base, SESSIONS)
     parent = base
-    with git.scratch_index("statedump-sync.index") as index:
+    scratch_dir(git)
+    with git.scratch_index(f"{SCRATCH}/sync-rename.index") as index:
         for sha in commits:
             index.read_tree(sha)
             for path, sha_blob in git.ls_tree(sha, SESSIONS).items():
