@@ -110,6 +110,8 @@ def test_reference_session_shape(tmp_path: Path) -> None:
         cells = {c.option: c.status for c in by["compat"]}
         assert cells.get("--moe-runner-backend flashinfer_cutlass") == "works"
         assert cells.get("--moe-runner-backend (default)") == "fails"
+        # The GPU the person named ("this 8x B200 box") is the cells' target.
+        assert {c.target for c in by["compat"]} == {"B200"}
         assert [(t.title, t.status) for t in by["task"]] == [("Launch server", "done")]
         assert [f.path for f in by["file"]] == ["/home/ann/deploy/launch.sh"]
 

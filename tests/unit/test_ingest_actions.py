@@ -134,3 +134,29 @@ def test_subagent_call_is_a_task() -> None:
     a.tool("Task", {"description": "Search TypeScript 5.6 features", "prompt": "search the web"}, "TypeScript 5.6 adds…")
     a.tool("Task", {"description": "Broken one"}, "The required parameter `prompt` is missing", is_error=True)
     assert [(t.title, t.status) for t in of(p, Task)] == [("Search TypeScript 5.6 features", "done"), ("Broken one", "blocked")]
+
+
+def test_compat_target_is_the_gpu_named_later_and_checks_are_commands() -> None:
+    p = plan()
+    a = Actions(p)
+    a.tool("Bash", {"command": LAUNCH}, NAN_OUT, source="u1")
+    a.tool("Bash", {"command": LAUNCH + " --moe-runner-backend flashinfer_cutlass"}, "ready", source="u2")
+    assert {c.target for c in of(p, Compat)} == {"this session's hardware"}
+    a.tool("Bash", {"command": "nvidia-smi -L"}, "GPU 0: NVIDIA RTX PRO 6000 Blackwell Workstation Edition (UUID: GPU-1)", source="u3")
+    a.tool("Bash", {"command": "cd /src && uv run pytest -q"}, "12 passed", source="u4")
+    a.tool("Bash", {"command": "git status && pytest"}, "clean", source="u5")  # a check only where a command starts
+    a.finish()
+    assert {(c.target, c.status) for c in of(p, Compat)} == {("RTX PRO 6000 Blackwell", "fails"), ("RTX PRO 6000 Blackwell", "works")}
+    assert not p.guessed
+    checks = [c for c in of(p, Command) if "check" in c.tags]
+    assert [(c.text, c.status) for c in checks] == [("cd /src && uv run pytest -q", "current")]
+
+
+def test_a_refused_write_keeps_the_file_and_the_reason() -> None:
+    p = plan()
+    a = Actions(p)
+    a.tool("Write", {"file_path": "/repo/CLAUDE.md", "content": "x"}, "<tool_use_error>Permission denied</tool_use_error>", True, "u1")
+    (f,) = of(p, File)
+    assert f.path == "/repo/CLAUDE.md" and f.body == "not written: the call failed"
+    (d,) = of(p, Discovery)
+    assert d.title == "Permission denied" and d.category == "risk" and d.links.relates_to == [f.id]

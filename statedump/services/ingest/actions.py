@@ -29,9 +29,9 @@ from datetime import datetime
 from typing import Any
 
 from statedump.core.redact import redact_text
-from statedump.models import Command, Compat, Discovery, File, Links, Reference, Task
-from statedump.services.flags import parse_command
+from statedump.models import Command, Discovery, File, Links, Reference, Task
 from statedump.services.ingest.bench_calls import benchmark_records
+from statedump.services.ingest.compat_cells import LaunchSeen, compat_cells, gpu_named, retarget
 from statedump.services.ingest.launch import Launch, classify
 from statedump.services.ingest.plan import ImportPlan, one_line, stable_id
 from statedump.services.ingest.reports import report
@@ -79,21 +79,6 @@ def todo_status(value: object) -> str:
 
 
 @dataclass
-class _Launch:
-    record: Command
-    launch: Launch
-    failed: bool
-    _flags: dict[str, list[str | None]] | None = None
-
-    @property
-    def flags(self) -> dict[str, list[str | None]]:
-        """The launch's flags, read when a compat cell needs them (the shell reading is slow)."""
-        if self._flags is None:
-            self._flags = parse_command(self.record.text).flags
-        return self._flags
-
-
-@dataclass
 class Actions:
     """Turns one agent's tool calls, in transcript order, into records on `plan`."""
 
@@ -105,7 +90,7 @@ class Actions:
     """A tool's own task id -> the record id (TaskCreate / TaskUpdate)."""
     subagents: dict[str, str] = field(default_factory=dict)
     """A subagent's id (Claude Code's `agentId: …` in the answer) -> the task record of its call."""
-    _launches: list[_Launch] = field(default_factory=list)
+    _launches: list[LaunchSeen] = field(default_factory=list)
     _launch_ids: set[str] = field(default_factory=set)
     _files: dict[str, File] = field(default_factory=dict)
     _urls: set[str] = field(default_factory=set)
@@ -225,6 +210,8 @@ class Actions:
     def shell(self, text: str, result: str = "", is_error: bool = False, source: str = "", at: datetime | None = None) -> None:
         """A shell command the agent ran, with what it printed."""
         failed = is_error or failed_result(result)
+        if self.hardware is None and result:
+            self.notice(result)
         launches = [found for words in programs(text) if (found := classify(words)) is not None] if _MAY_LAUNCH.search(text) else []
         server = next((f for f in launches if f.kind in ("server", "container", "compose")), None)
         bench = next((f for f in launches if f.kind == "benchmark"), None)
@@ -280,10 +267,10 @@ class Actions:
         if record_id in self._launch_ids:
             self._launches = [e for e in self._launches if e.record.id != record_id]
         self._launch_ids.add(record_id)
-        self._launches.append(_Launch(command, found, failed))
+        self._launches.append(LaunchSeen(command, found, failed))
         self._findings(found_now, record_id, source, at)
         if not failed:
-            self._compat(self._launches[-1])
+            compat_cells(self.plan, self._launches, self.hardware, self.agent)
 
     def server(self) -> str | None:
         """The command record of the server running now (the last launch that did not fail)."""
@@ -311,37 +298,6 @@ class Actions:
                     links=Links(relates_to=[command_id]),
                 )
             )
-
-    def _compat(self, works: _Launch) -> None:
-        """A launch that works after one that failed and differs from it in one flag: compat cells."""
-        for earlier in reversed(self._launches[:-1]):
-            if not earlier.failed:
-                return
-            changed = {k for k in set(earlier.flags) | set(works.flags) if earlier.flags.get(k) != works.flags.get(k)}
-            if len(changed) != 1:
-                continue
-            flag = changed.pop()
-            component = works.launch.label
-            target = self.hardware or "this session's hardware"
-            for item, status in ((earlier, "fails"), (works, "works")):
-                value = item.flags.get(flag)
-                option = f"{flag} {value[-1]}" if value and value[-1] else (flag if value else f"{flag} (default)")
-                self.plan.add(
-                    Compat(
-                        id=stable_id("compat", option, key=f"compat:{component}:{option}:{target}"),
-                        title=f"{component} {option} on {target}: {status}"[:300],
-                        status=status,
-                        component=component,
-                        option=option,
-                        target=target,
-                        repro=item.record.text,
-                        source=item.record.source,
-                        tags=[self.agent],
-                        links=Links(evidence=[item.record.id]),
-                    ),
-                    guessed={"target"} if self.hardware is None else None,
-                )
-            return
 
     # -- files and references ---------------------------------------------------------------
 
@@ -383,12 +339,18 @@ class Actions:
         )
 
     def user_urls(self, text: str, source: str = "", at: datetime | None = None) -> None:
-        """URLs in what the person typed."""
+        """URLs in what the person typed (and the GPU they name)."""
+        self.notice(text)
         for url in _URL.findall(text):
             self.reference(url, source, at, what="shared by the user")
 
+    def notice(self, text: str) -> None:
+        """Text the session shows (the person's words, a command's output): the GPU it names
+        first is the session's hardware, the target of its compat cells."""
+        if self.hardware is None:
+            self.hardware = gpu_named(text)
+
     def finish(self) -> None:
-        """Call at the end (nothing is pending today; kept so readers need not change)."""
-
-
-# -- reading results --------------------------------------------------------------------
+        """Call at the end: compat cells made before the GPU was named get it as their target."""
+        if self.hardware is not None:
+            retarget(self.plan, self.hardware)
