@@ -103,6 +103,7 @@ def test_the_first_dump_holds_nothing_from_after_it(demo_root: Path) -> None:
     assert "in-progress · msg 5843–5854 · `fix-nan-output`" in first
     assert "python -m sglang.launch_server \\\n  --model-path" in first and "flashinfer_cutlass \\" not in first
     assert "reducing model accuracy" not in first and "silently lowers model accuracy" not in first
+    assert "one-off · active · msg 5852" in first and "Carried out" not in first  # the gist's advice not yet applied
 
 
 def test_diff_between_the_dumps_lists_changed_records(demo_root: Path) -> None:
@@ -116,7 +117,7 @@ def test_diff_between_the_dumps_lists_changed_records(demo_root: Path) -> None:
     ):
         assert line in r.output
     assert "    status: confirmed -> resolved" in r.output
-    assert r.output.rstrip().endswith("47 added, 0 removed, 6 changed")
+    assert r.output.rstrip().endswith("47 added, 0 removed, 7 changed")
 
 
 def test_a_replay_that_contradicts_the_record_files_is_one_clear_error(tmp_path: Path) -> None:
