@@ -6,33 +6,34 @@ the commands call, and returns their result. Only this package imports the MCP S
 
 from __future__ import annotations
 
-from typing import Any
-
-from mcp.server.mcpserver import MCPServer
-
 from statedump.core.store.store import Store
+from statedump.mcpserver.server import Server
 
 INSTRUCTIONS = """\
 statedump keeps the state of this engineering session as small records in a git repository. \
 Read `state_document` (or the resource statedump://sessions/<id>/state) to learn the goal, the \
 user's standing instructions, what was found and decided, and the next steps. Record each \
-discovery, decision, benchmark, command or task the moment it happens with the `add_<kind>` \
-tools, quoting the user verbatim in instructions and linking decisions to their evidence. \
-`why` explains a past decision; `check` finds drift and dangling links; the prompt \
-`write-state-dump` walks you through a full dump."""
+discovery, decision, benchmark, command or task the moment it happens with `add_record`, \
+quoting the user verbatim in instructions and linking decisions to their evidence; change a \
+record with `update_record` rather than adding a duplicate. `why` explains a past decision; \
+`check` finds drift and dangling links; the prompt `write-state-dump` walks you through a full \
+dump, and `dump` tags it."""
 
 
-def build_server(store: Store) -> MCPServer[Any]:
+def build_server(store: Store) -> Server:
     """The MCP server for `store`: tools, resources and prompts."""
-    from statedump.mcpserver import adding, audit, prompts, resources, tools
+    from statedump import __version__
+    from statedump.mcpserver import audit, prompts, records, resources, tools
 
-    app: MCPServer[Any] = MCPServer(
+    app = Server(
         "statedump",
         title="statedump",
+        version=__version__,
         instructions=INSTRUCTIONS,
-        tools=adding.add_tools(store),
+        tools=[records.add_tool(store)],
         log_level="WARNING",
     )
+    records.register(app, store)
     tools.register(app, store)
     audit.register(app, store)
     resources.register(app, store)

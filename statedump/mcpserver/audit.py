@@ -22,7 +22,7 @@ def register(app: MCPServer[Any], store: Store) -> None:
     """Add `why`, `check`, the resume prompt and its tool to `app`."""
     from statedump.services.report.resume import resume_prompt
 
-    @app.tool(annotations=READ)
+    @app.tool(annotations=READ, structured_output=False)
     @tool_errors
     def why(
         query: Annotated[str, Field(description="A decision id, a flag it enforces (kv-cache-dtype) or words from it.")],
@@ -40,7 +40,7 @@ def register(app: MCPServer[Any], store: Store) -> None:
         report = explain(store, store.pick_session(session), query)
         return why_json(report) if format == "json" else why_markdown(report)
 
-    @app.tool(annotations=READ)
+    @app.tool(annotations=READ, structured_output=False)
     @tool_errors
     def check(session: SessionArg = None) -> dict[str, Any]:
         """Find drift between decisions and the commands that carry them out, dangling links,
@@ -53,7 +53,7 @@ def register(app: MCPServer[Any], store: Store) -> None:
         sid = store.pick_session(session)
         return check_json(sid, check_session(store, sid)[1])
 
-    @app.tool(annotations=READ)
+    @app.tool(annotations=READ, structured_output=False)
     @tool_errors
     def resume(
         agent: Annotated[str, Field(description="Which agent the prompt is laid out for: " + AGENTS + ".")] = "plain",

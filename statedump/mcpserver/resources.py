@@ -1,4 +1,4 @@
-"""Resources: the list of sessions, and each session's state document and records."""
+"""Resources: the list of sessions, each session's state document and records, and each kind's schema."""
 
 from __future__ import annotations
 
@@ -51,6 +51,15 @@ def register(app: MCPServer[Any], store: Store) -> None:
         sid = store.pick_session(session)
         rows = [{**summary(r), "uri": record_uri(sid, r.id)} for r in store.load(sid).records]
         return to_json(rows)
+
+    @app.resource(f"{SCHEME}schema/{{kind}}", name="kind-schema", mime_type="application/json")
+    @resource_errors
+    def kind_schema(kind: str) -> str:
+        """Every field of a record kind (goal, decision, ...) with its description: what
+        `add_record` accepts for that kind."""
+        from statedump.mcpserver.kinds import describe
+
+        return to_json(describe(kind))
 
     @app.resource(f"{SCHEME}sessions/{{session}}/records/{{record_id}}", name="record", mime_type="application/yaml")
     @resource_errors

@@ -1,4 +1,9 @@
-"""The tools that read the store, set a status, and call the audit and report services."""
+"""The tools that read the store, describe a kind, and tag a dump.
+
+Every tool is registered with `structured_output=False`: the SDK would otherwise publish an
+output schema per tool (tokens on every turn) for results that are plain mappings; a mapping
+still reaches the client as `structuredContent` (see errors.result).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from statedump.core.errors import StatedumpError
+from statedump.core.errors import BadInput
 from statedump.core.render.json import plain
 from statedump.core.store.store import Store
 from statedump.mcpserver.errors import tool_errors
@@ -17,6 +22,7 @@ from statedump.models import KINDS
 SessionArg = Annotated[str | None, Field(description="Session id (default: the store's only or most recently started active session).")]
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+DUMP = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 
 
 def compact(value: Any) -> Any:
@@ -43,18 +49,19 @@ def change_status(store: Store, session: str | None, record_id: str, new_status:
 
 
 def register(app: MCPServer[Any], store: Store) -> None:
-    """Add the reading, status, audit and report tools to `app`."""
+    """Add the reading tools, `describe_kind` and `dump` to `app`."""
+    from statedump.mcpserver import kinds
 
-    @app.tool(annotations=READ)
+    @app.tool(annotations=READ, structured_output=False)
     @tool_errors
     def state_document(session: SessionArg = None) -> str:
-        """The session's state document in Markdown: Goal, Instructions, Discoveries, Accomplished,
-        Next steps, Deployment commands, Relevant files, References. Read it first."""
+        """The session's state document in Markdown: goal, instructions, discoveries, accomplished,
+        next steps, deployment commands, files, references. Read it first."""
         from statedump.core.render import render_markdown
 
         return render_markdown(store.load(store.pick_session(session)))
 
-    @app.tool(annotations=READ)
+    @app.tool(annotations=READ, structured_output=False)
     @tool_errors
     def list_sessions() -> dict[str, Any]:
         """Every session in the store with its title and status."""
@@ -64,42 +71,39 @@ def register(app: MCPServer[Any], store: Store) -> None:
             out.append({"id": sid, "title": meta.title, "status": meta.status})
         return {"sessions": out}
 
-    @app.tool(annotations=READ)
+    @app.tool(annotations=READ, structured_output=False)
     @tool_errors
     def list_records(
-        kind: Annotated[list[str] | None, Field(description=f"Only these kinds: {', '.join(KINDS)}.")] = None,
+        kind: Annotated[list[str] | None, Field(description="Only these kinds.")] = None,
         status: Annotated[list[str] | None, Field(description="Only these statuses.")] = None,
-        grep: Annotated[str | None, Field(description="Only records whose text contains this (case-insensitive).")] = None,
+        grep: Annotated[str | None, Field(description="Only records whose text contains this (any case).")] = None,
         session: SessionArg = None,
     ) -> dict[str, Any]:
-        """Records of the session in the order they happened (id, kind, status, title), filtered."""
+        """Records of the session in the order they happened (id, kind, status, title), filtered.
+        Call it before adding, to update a record rather than duplicate it."""
         from statedump.services.query import filter_records
 
         for k in kind or []:
             if k not in KINDS:
-                raise StatedumpError(f"unknown kind {k!r}", where="--kind", hint=f"use one of: {', '.join(KINDS)}")
+                raise BadInput(f"unknown kind {k!r}", where="kind", hint=f"use one of: {', '.join(KINDS)}")
         records = store.load(store.pick_session(session)).records
         return {"records": [summary(r) for r in filter_records(records, kinds=kind or (), statuses=status or (), grep=grep)]}
 
-    @app.tool(annotations=READ)
+    @app.tool(annotations=READ, structured_output=False)
     @tool_errors
     def show_record(id: Annotated[str, Field(description="The record id.")], session: SessionArg = None) -> dict[str, Any]:
-        """One record with every field."""
+        """One record with every field that is set."""
         out: dict[str, Any] = compact(plain(store.get(store.pick_session(session), id)))
         return out
 
-    @app.tool(annotations=WRITE)
+    @app.tool(annotations=READ, structured_output=False)
     @tool_errors
-    def set_status(
-        id: Annotated[str, Field(description="The record id.")],
-        status: Annotated[str, Field(description="The new status, from the record kind's closed set.")],
-        source: Annotated[str | None, Field(description="Why, or where the change came from (e.g. 'msg 6031').")] = None,
-        session: SessionArg = None,
-    ) -> dict[str, Any]:
-        """Change a record's status, e.g. a task to done or a decision to accepted. One commit."""
-        return change_status(store, session, id, status, source)
+    def describe_kind(kind: Annotated[str, Field(description="A record kind: " + ", ".join(KINDS) + ".")]) -> dict[str, Any]:
+        """Every field of a record kind with its description, type and closed set, and the kind's
+        statuses: what add_record and update_record accept (also statedump://schema/{kind})."""
+        return kinds.describe(kind)
 
-    @app.tool(annotations=READ)
+    @app.tool(annotations=READ, structured_output=False)
     @tool_errors
     def next_steps(session: SessionArg = None) -> dict[str, Any]:
         """Open tasks in the order to do them: by priority, agreed work before proposals."""
@@ -107,3 +111,17 @@ def register(app: MCPServer[Any], store: Store) -> None:
 
         tasks = ordered(store.load(store.pick_session(session)))
         return {"tasks": [{**summary(t), "priority": t.priority, "impact": t.impact} for t in tasks]}
+
+    @app.tool(annotations=DUMP, structured_output=False)
+    @tool_errors
+    def dump(
+        message: Annotated[str | None, Field(description="What the dump is about (default: 'State dump').")] = None,
+        session: SessionArg = None,
+    ) -> dict[str, Any]:
+        """Tag the session's current committed state as its next state dump, dump/<session>/<n>,
+        after recording everything a new agent would need. Refused when nothing changed since
+        the last dump."""
+        from statedump.services.refs import make_dump
+
+        made, _ = make_dump(store, store.pick_session(session), message)
+        return {"tag": made.name, "number": made.number, "commit": made.sha, "message": made.message}

@@ -63,9 +63,16 @@ def test_no_secret_survives_any_entry_point(cli: Cli, store: Store, tmp_path: Pa
     )
     assert cli("import", "markdown", str(md), "-s", "s1").exit_code == 0
     # MCP.
-    got = call(store, lambda c: c.call_tool("add_discovery", {"title": "via mcp", "body": corpus, "source": one_line[:200]}))
+    got = call(
+        store, lambda c: c.call_tool("add_record", {"kind": "discovery", "title": "via mcp", "body": corpus, "source": one_line[:200]})
+    )
     assert not got.is_error
-    got = call(store, lambda c: c.call_tool("add_command", {"title": "via mcp cmd", "text": corpus, "env": {"GITHUB_TOKEN": secrets()[5]}}))
+    got = call(
+        store,
+        lambda c: c.call_tool(
+            "add_record", {"kind": "command", "title": "via mcp cmd", "text": corpus, "env": {"GITHUB_TOKEN": secrets()[5]}}
+        ),
+    )
     assert not got.is_error
 
     history = git(store.root, "log", "-p", "--all", "--format=%H%n%B")

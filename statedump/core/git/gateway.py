@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from statedump.core.errors import NotFound, StatedumpError
+from statedump.core.git import refs
 from statedump.core.git.branch import Branch
 from statedump.core.git.errors import failed
 from statedump.core.git.fastimport import Stream
@@ -33,6 +34,7 @@ _FROM_STDIN = ("--pathspec-from-file=-", "--pathspec-file-nul")
 def _pathspec(paths: list[str]) -> bytes:
     """`paths` as git reads them with `_FROM_STDIN`: NUL-terminated, no quoting."""
     return b"".join(p.encode() + b"\0" for p in paths)
+
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ][0-9:]+(Z|[+-]\d{2}:?\d{2})?)?$")
 
@@ -73,6 +75,10 @@ class Git(Plumbing, Branch):
 
     def head(self) -> str | None:
         """The commit HEAD points at, or None in an empty repository."""
+        # Read from .git's files when they settle it: no process (see refs.py).
+        read = refs.head(self.root / ".git")
+        if read != refs.UNKNOWN:
+            return read
         found = self._maybe("rev-parse", "-q", "--verify", "HEAD")
         return found.strip() if found else None
 
@@ -91,7 +97,10 @@ class Git(Plumbing, Branch):
         names = _pathspec(paths)
         self._run("add", "--all", *_FROM_STDIN, input=names)
         self._run("commit", "--quiet", "--no-verify", "-m", message, *_FROM_STDIN, env=self._env(when), input=names)
-        return self._text("rev-parse", "HEAD").strip()
+        made = self.head()
+        if made is None:
+            raise StatedumpError("git made no commit", where=self.root)
+        return made
 
     def unstage(self, paths: list[str]) -> None:
         """Undo `git add` of `paths` after a failed commit."""

@@ -1,0 +1,116 @@
+"""stdio for the MCP server: one JSON-RPC message a line, and an answer to every request.
+
+The SDK's stdio transport drops a line it cannot read (it logs it and goes on), so a client
+that sent a malformed line, or a request whose id is an object or null, waits for an answer
+that never comes. Here each line is read first: one that is not JSON is answered with a
+parse error (-32700), one that is JSON but not a message MCP allows with an invalid request
+(-32600), as JSON-RPC 2.0 says, with the request's id when it has a usable one and null
+otherwise. MCP forbids a null id ("Requests MUST include a string or integer ID"), which the
+SDK's reader would take for a notification and never answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import threading
+from typing import IO, Any
+
+import anyio
+import anyio.from_thread
+import anyio.lowlevel
+import mcp_types as types
+from anyio.streams.memory import MemoryObjectSendStream
+from mcp.shared.message import SessionMessage
+from mcp_types.jsonrpc import INVALID_REQUEST, PARSE_ERROR
+from pydantic import ValidationError
+
+
+def _error(request_id: Any, code: int, message: str) -> types.JSONRPCError:
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
+
+
+def _usable_id(value: Any) -> bool:
+    return isinstance(value, str | int) and not isinstance(value, bool)
+
+
+def read_line(line: str) -> types.JSONRPCMessage | types.JSONRPCError | None:
+    """The message on one line, or the error that answers it, or None for a line that needs
+    no answer (a blank line, or a malformed response, which JSON-RPC never answers)."""
+    if not line.strip():
+        return None
+    try:
+        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValidationError:
+        message = None
+    if message is not None and not (isinstance(message, types.JSONRPCNotification) and '"id"' in line):
+        return message
+    try:
+        data = json.loads(line)
+    except (ValueError, RecursionError):
+        return _error(None, PARSE_ERROR, "Parse error: the line is not valid JSON")
+    if not isinstance(data, dict):
+        return _error(None, INVALID_REQUEST, "Invalid request: a message is one JSON object (MCP has no batches)")
+    if "method" not in data and ("result" in data or "error" in data):
+        return None
+    if "id" in data and not _usable_id(data["id"]):
+        return _error(None, INVALID_REQUEST, "Invalid request: the id must be a string or an integer")
+    if message is not None:  # a notification after all: `"id"` was text inside it
+        return message
+    return _error(data.get("id") if _usable_id(data.get("id")) else None, INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message")
+
+
+def _claim() -> tuple[IO[bytes], IO[bytes]]:
+    """The wire, as private copies of fd 0 and 1; fd 0 then reads nothing and fd 1 goes to
+    stderr, so git or a stray print can neither eat a request nor tear a response."""
+    wire_in = os.fdopen(os.dup(0), "rb")
+    wire_out = os.fdopen(os.dup(1), "wb", buffering=0)  # each response leaves at once
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    return wire_in, wire_out
+
+
+def _pump(
+    wire: IO[bytes],
+    token: Any,
+    to_server: MemoryObjectSendStream[SessionMessage | Exception],
+    replies: MemoryObjectSendStream[SessionMessage],
+) -> None:
+    # A daemon thread, not an anyio worker: a read blocked on a client that never closes
+    # stdin must not keep the process alive after the server has stopped.
+    try:
+        for raw in wire:
+            got = read_line(raw.decode("utf-8", errors="replace"))
+            if isinstance(got, types.JSONRPCError):
+                anyio.from_thread.run(replies.send, SessionMessage(got), token=token)
+            elif got is not None:
+                anyio.from_thread.run(to_server.send, SessionMessage(got), token=token)
+    except (RuntimeError, anyio.ClosedResourceError, anyio.BrokenResourceError):
+        return  # the server has stopped: nobody is left to read what comes in
+    with contextlib.suppress(RuntimeError):
+        anyio.from_thread.run_sync(to_server.close, token=token)
+        anyio.from_thread.run_sync(replies.close, token=token)
+
+
+async def serve(server: Any) -> None:
+    """Serve the low-level `server` on this process's stdin and stdout until stdin closes."""
+    wire_in, wire_out = _claim()
+    out = anyio.wrap_file(io.TextIOWrapper(wire_out, encoding="utf-8", write_through=True))
+    to_server, from_wire = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    to_wire, from_server = anyio.create_memory_object_stream[SessionMessage](0)
+    token = anyio.lowlevel.current_token()
+    threading.Thread(target=_pump, args=(wire_in, token, to_server, to_wire.clone()), name="mcp-stdin", daemon=True).start()
+
+    async def write() -> None:
+        async with from_server:
+            async for item in from_server:
+                await out.write(item.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n")
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(write)
+        async with to_wire:
+            await server.run(from_wire, to_wire, server.create_initialization_options())
