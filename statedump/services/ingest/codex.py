@@ -25,6 +25,7 @@ from statedump.services.ingest.chatter import is_chatter
 from statedump.services.ingest.codex_tools import CodexTools
 from statedump.services.ingest.jsonl import Progress, iter_jsonl
 from statedump.services.ingest.plan import CheckpointMark, ImportPlan, short_hash
+from statedump.services.ingest.reports import report
 from statedump.services.ingest.transcript import Transcript, when
 from statedump.services.ingest.turns import Turns
 from statedump.services.ingest.zst import decompressed, is_zstd
@@ -117,8 +118,23 @@ class _Reader:
         self._pending: list[tuple[str, str, datetime | None]] = []
         self._events: Counter[str] = Counter()
         self._items: Counter[str] = Counter()
+        self._reply: tuple[str, str, datetime | None] | None = None
+        self._reported: set[str] = set()
+
+    def replied(self, text: str, source: str, at: datetime | None) -> None:
+        """The agent said something; it closes its turn if no tool call follows."""
+        self._reply = (text, source, at) if text.strip() else self._reply
+
+    def closing(self) -> None:
+        """The reply that closed the agent's turn (before the person's next message, at
+        `task_complete`, or at the end): a report."""
+        if self._reply is not None and self._reply[0].strip() not in self._reported:
+            self._reported.add(self._reply[0].strip())
+            report(self.plan, *self._reply, tags=["codex"])
+        self._reply = None
 
     def user(self, text: str, source: str, at: datetime | None) -> None:
+        self.closing()
         if is_chatter(text):
             self.talk.summary("", source, at, "")  # a turn of the person's, but nothing to do
             self.turns.resumed()
@@ -183,8 +199,10 @@ class _Reader:
             elif ptype == "agent_message":
                 self.turns.did()
                 self.talk.assistant(str(payload.get("message") or ""), key, at)
+                self.replied(str(payload.get("message") or ""), stamp, at)
             elif ptype == "task_complete":
                 self.turns.closed()
+                self.closing()
         elif kind == "compacted":
             self.compacted(payload, key, at)
         elif kind == "response_item":
@@ -207,10 +225,12 @@ class _Reader:
         if kind == "message" and item.get("role") == "assistant":
             self.turns.did()
             self.talk.assistant(_texts(item.get("content")), key, at)
+            self.replied(_texts(item.get("content")), stamp, at)
         elif kind == "compaction" and item.get("encrypted_content"):
             self.encrypted(key, at)
         elif self.tools.item(item, stamp, at):
             self.turns.did()
+            self._reply = None  # (what it said before the call did not close its turn)
 
     def line(self, number: int, line: dict[str, Any]) -> None:
         at = when(line.get("timestamp"))
@@ -236,6 +256,7 @@ class _Reader:
 
     def finish(self, path: Path) -> None:
         self.flush()
+        self.closing()
         self.talk.finish()
         self.tools.finish()
         self.turns.settle()

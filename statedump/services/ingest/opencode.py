@@ -25,6 +25,7 @@ from statedump.services.ingest.chatter import is_chatter
 from statedump.services.ingest.jsonl import Progress, check_file, read_json
 from statedump.services.ingest.opencode_tools import OpencodeTools
 from statedump.services.ingest.plan import ImportPlan
+from statedump.services.ingest.reports import report
 from statedump.services.ingest.transcript import Transcript, when
 from statedump.services.ingest.turns import Turns
 
@@ -92,6 +93,8 @@ def _walk(
                 talk.summary(_text(parts), key, at, "compaction summary")
             else:
                 talk.assistant(_text(parts), key, at)
+                if info.get("finish") == "stop" and not any(p.get("type") == "tool" for p in parts):
+                    report(plan, _text(parts), f"opencode {key}", at, tags=["opencode"])  # the reply that closed its turn
     talk.finish()
     if todos:
         # The database's todo table: the session's plan as it stands now, after every todowrite.
