@@ -203,11 +203,14 @@ def apply_plan(
     strict: bool = False,
     session_title: str | None = None,
     source: str | None = None,
+    only: set[str] | None = None,
 ) -> ImportReport:
     """Write the plan's records into a session (created when missing) as one commit, then tag
     each checkpoint as a dump. Records already there with the same content are left alone,
     so importing the same file twice adds nothing. `source` names what was read, for the
-    commit's trailer (default: `source_label` of the file)."""
+    commit's trailer (default: `source_label` of the file). `only`: the ids of the records
+    that may have changed since this file was last imported (see incremental.py); the others
+    are counted unchanged without being compared."""
     if strict and plan.skipped:
         raise _skipped_error(plan)
     sid, create = _choose_session(store, plan, session)
@@ -224,7 +227,7 @@ def apply_plan(
     files: dict[Path, Content] = {}
     known = set(existing) | {r.id for r in plan.records}
     for index, raw in enumerate(plan.records):
-        record = writes.record(raw, index)
+        record = None if only is not None and raw.id not in only else writes.record(raw, index)
         if record is None:
             report.unchanged += 1
             continue

@@ -32,8 +32,10 @@ from typing import Any
 
 from statedump.core.store.files import write_atomic
 from statedump.core.store.store import Store
+from statedump.models import RecordBase
 from statedump.services.ingest.apply import ImportReport, ReadSpan, apply_plan, source_label
 from statedump.services.ingest.jsonl import Progress, Resume, check_file, resuming
+from statedump.services.ingest.zst import is_zstd
 
 STREAMED = ("claude-code", "codex")
 """Formats read as JSON lines that only grow: these resume. Others are read whole each time."""
@@ -56,6 +58,8 @@ class _State:
     tail: str
     kept: int | None
     """Number of kept lines that follow the header, or None when there were too many to keep."""
+    records: dict[str, str]
+    """Record id -> digest of the record as that import's plan gave it."""
 
 
 def state_dir(store: Store) -> Path:
@@ -106,7 +110,9 @@ def import_incremental(
         report = apply_plan(store, plan, session, dry_run=dry_run, strict=strict, session_title=session_title)
         report.read = ReadSpan("full", 0, _size(path), _size(path))
         return report
-    size = check_file(path, f"{fmt} transcript")
+    # A zstd rollout is binary: its reader checks it; here only its size and tail count.
+    packed = is_zstd(path)
+    size = path.stat().st_size if packed else check_file(path, f"{fmt} transcript")
     where = state_path(store, fmt, path, session)
     # --strict parses every line, so what it keeps is not what a reader that passes lines over replays.
     state = None if full or strict else _load(where)
@@ -135,15 +141,23 @@ def import_incremental(
     if not resume.digest:  # a reader that did not read this file line by line (a zstd rollout)
         label = source_label(path)
     target = session if session is not None else (state.session if state is not None else None)
-    report = apply_plan(store, plan, target, dry_run=dry_run, strict=strict, session_title=session_title, source=label)
+    digests = {r.id: _digest(r) for r in plan.records}
+    # A resumed read gives every record again: those the last import's plan gave the same were
+    # written then, and are not compared again (most of a long session's records).
+    only = None if not resume.offset or state is None else {k for k, v in digests.items() if state.records.get(k) != v}
+    report = apply_plan(store, plan, target, dry_run=dry_run, strict=strict, session_title=session_title, source=label, only=only)
     report.read = read
     if not dry_run:
         # Only now that the records are committed: a state ahead of the store would lose them.
         if resume.digest:
-            _save(where, path, report.session, size, resume.end, resume.end_lines, resume.kept)
+            _save(where, path, report.session, size, resume.end, resume.end_lines, resume.kept, digests)
         else:  # read whole each time it changes; the state only tells it unchanged
-            _save(where, path, report.session, size, size, 0, None)
+            _save(where, path, report.session, size, size, 0, None, digests)
     return report
+
+
+def _digest(record: RecordBase) -> str:
+    return hashlib.blake2b(record.model_dump_json().encode(), digest_size=12).hexdigest()
 
 
 def _size(path: Path) -> int:
@@ -178,6 +192,7 @@ def _load(where: Path) -> _State | None:
             int(head["lines"]),
             str(head["tail"]),
             head["kept"],
+            dict(head.get("records") or {}),
         )
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
@@ -202,7 +217,9 @@ def _replay(where: Path, state: _State) -> list[tuple[int, bytes]] | None:
     return out if len(out) == state.kept else None
 
 
-def _save(where: Path, path: Path, session: str, size: int, offset: int, lines: int, kept: list[tuple[int, bytes]] | None) -> None:
+def _save(
+    where: Path, path: Path, session: str, size: int, offset: int, lines: int, kept: list[tuple[int, bytes]] | None, records: dict[str, str]
+) -> None:
     """The state after a committed import, written atomically. A failure is not the user's
     error: the state left behind (or none) only makes the next import read more again."""
     head: dict[str, Any] = {
@@ -214,12 +231,15 @@ def _save(where: Path, path: Path, session: str, size: int, offset: int, lines: 
         "lines": lines,
         "tail": tail_digest(path, offset),
         "kept": None if kept is None else len(kept),
+        "records": records,
     }
     # Lines cannot hold a raw newline (JSON escapes it), so one kept line is one line here.
     body = b"".join(b"%d\t%s" % (number, raw) for number, raw in kept or ())
     data = json.dumps(head).encode() + b"\n" + zlib.compress(body, 1)
+    # Not synced: after a power cut a state file that did not survive whole is not read (its
+    # header or its body does not parse, or the tail does not match), and the file is read whole.
     with contextlib.suppress(OSError):
-        write_atomic(where, data)
+        write_atomic(where, data, durable=False)
 
 
 def forget(store: Store, fmt: str, path: Path, session: str | None = None) -> None:
