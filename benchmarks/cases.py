@@ -614,6 +614,7 @@ CASES: dict[str, Callable[[Context], list[Row]]] = {
     "import": import_,
     "add": add,
     "corpus": corpus,
+    **{name: getattr(__import__("benchmarks.guard", fromlist=[name]), name) for name in ("guard", "capture")},
 }
 """Case name -> function, in the order they run (writes last, so the read cases see the generated stores as built)."""
 
@@ -629,6 +630,8 @@ TARGETS = {
     "import": ["import", "import-rss", "import-dense"],
     "add": ["add-depth", "add-vs-git", "add-floor"],
     "corpus": ["corpus-files", "corpus-transcripts"],
+    "guard": ["guard-demo", "guard-10k"],
+    "capture": ["capture-hook"],
 }
 """The rows each case reports, also when it is not available."""
 

@@ -104,10 +104,13 @@ def run_guard(root: Path, opts: Options, data: dict[str, Any]) -> Answer:
     command = shell_command(data)
     if command is None:
         return Answer()
-    from statedump.services.agents.guard import check_command, reason
-    from statedump.services.agents.guardfile import refresh
+    from statedump.services.agents.guard import check_command, reason, triggered
+    from statedump.services.agents.guardfile import refresh, rules_for
 
-    hits = check_command(refresh(root, opts.session), command)
+    header = refresh(root, opts.session)
+    if not triggered(header, command):
+        return Answer()  # names no flag any rule is about: the rules are not even read
+    hits = check_command(rules_for(root, opts.session, header), command)
     if not hits:
         return Answer()
     return guard_answer(opts.agent, opts.guard, reason(hits, opts.guard))

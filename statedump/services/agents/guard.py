@@ -57,6 +57,12 @@ def program_keys(parsed: ParsedCommand) -> set[str]:
     return keys
 
 
+def _good(texts: dict[str, str], rule: dict[str, Any]) -> str | None:
+    """The current command known to work, as `id: <its text in backticks>`."""
+    good = rule.get("good")
+    return f"{good}: `{texts[good]}`" if good in texts else None
+
+
 def _applies(rule: dict[str, Any], keys: set[str]) -> bool:
     program = rule.get("program")
     return program is None or program in keys
@@ -68,7 +74,7 @@ def _setting(flag: str | None, env: str | None, value: str | None) -> str:
     return f"{flag} {value}" if value is not None else str(flag)
 
 
-def _decision_hits(rules: list[dict[str, Any]], parsed: ParsedCommand, keys: set[str]) -> list[Hit]:
+def _decision_hits(rules: list[dict[str, Any]], parsed: ParsedCommand, keys: set[str], rules_texts: dict[str, str]) -> list[Hit]:
     out = []
     for rule in rules:
         if not _applies(rule, keys):
@@ -78,21 +84,23 @@ def _decision_hits(rules: list[dict[str, Any]], parsed: ParsedCommand, keys: set
         if actual is None or actual == value:
             continue
         told = f"this command sets {_setting(flag, env, actual)}, but accepted decision {rule['decision']} ({rule['title']}) enforces {_setting(flag, env, value)}."
-        out.append(Hit("decision", (rule["decision"], *rule.get("words_ids", [])), " ".join([told, *rule["context"]]), rule.get("good")))
+        out.append(
+            Hit("decision", (rule["decision"], *rule.get("words_ids", [])), " ".join([told, *rule["context"]]), _good(rules_texts, rule))
+        )
     return out
 
 
-def _compat_hits(rules: list[dict[str, Any]], parsed: ParsedCommand, keys: set[str]) -> list[Hit]:
+def _compat_hits(rules: list[dict[str, Any]], parsed: ParsedCommand, keys: set[str], rules_texts: dict[str, str]) -> list[Hit]:
     out = []
     for rule in rules:
         if not _applies(rule, keys) or parsed.value(rule["flag"]) != rule["value"]:
             continue
         told = f"{rule['flag']} {rule['value']} is recorded as failing on {rule['target']}: compat cell {rule['id']} ({rule['title']})."
-        out.append(Hit("compat", (rule["id"], *rule.get("dead_ends", [])), " ".join([told, *rule["context"]]), rule.get("good")))
+        out.append(Hit("compat", (rule["id"], *rule.get("dead_ends", [])), " ".join([told, *rule["context"]]), _good(rules_texts, rule)))
     return out
 
 
-def _dead_end_hits(rules: list[dict[str, Any]], parsed: ParsedCommand, keys: set[str]) -> list[Hit]:
+def _dead_end_hits(rules: list[dict[str, Any]], parsed: ParsedCommand, keys: set[str], rules_texts: dict[str, str]) -> list[Hit]:
     out = []
     for rule in rules:
         if not _applies(rule, keys):
@@ -102,7 +110,7 @@ def _dead_end_hits(rules: list[dict[str, Any]], parsed: ParsedCommand, keys: set
             continue
         shown = " ".join(f"{k[1:]}={v}" if k.startswith("$") else f"{k} {v}" for k, v in wanted.items())
         told = f"{shown} repeats command {rule['command']}, a dead end: discovery {rule['discovery']} ({rule['title']}) is ruled out."
-        out.append(Hit("dead-end", (rule["discovery"], rule["command"]), " ".join([told, *rule["context"]]), rule.get("good")))
+        out.append(Hit("dead-end", (rule["discovery"], rule["command"]), " ".join([told, *rule["context"]]), _good(rules_texts, rule)))
     return out
 
 
@@ -118,10 +126,11 @@ def check_command(rules: dict[str, Any], text: str) -> list[Hit]:
         return []
     parsed = parse_command(text)
     keys = program_keys(parsed)
+    texts: dict[str, str] = rules.get("texts", {})
     return [
-        *_decision_hits(rules.get("decisions", []), parsed, keys),
-        *_compat_hits(rules.get("compat", []), parsed, keys),
-        *_dead_end_hits(rules.get("dead_ends", []), parsed, keys),
+        *_decision_hits(rules.get("decisions", []), parsed, keys, texts),
+        *_compat_hits(rules.get("compat", []), parsed, keys, texts),
+        *_dead_end_hits(rules.get("dead_ends", []), parsed, keys, texts),
     ]
 
 

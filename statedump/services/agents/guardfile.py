@@ -25,6 +25,7 @@ from statedump.services.agents.locate import SESSIONS, state_dir
 
 if TYPE_CHECKING:
     from statedump.models.state import SessionState
+    from statedump.services.flags import ParsedCommand
 
 VERSION = 1
 KINDS = ("benchmark", "command", "compat", "decision", "discovery", "instruction")
@@ -35,9 +36,11 @@ WORDS_LIMIT = 300
 SESSION_FILE = "session.yaml"
 
 
-def guard_path(root: Path, session: str | None) -> Path:
-    """`.git/statedump/guard.json` (the default session) or `guard-<session>.json`."""
-    return state_dir(root) / ("guard.json" if session is None else f"guard-{session}.json")
+def guard_path(root: Path, session: str | None, part: str = "") -> Path:
+    """`.git/statedump/guard.json` (the default session) or `guard-<session>.json`; `part`
+    `-rules` names the file with the rules themselves (the first holds what every call needs)."""
+    name = "guard" if session is None else f"guard-{session}"
+    return state_dir(root) / f"{name}{part}.json"
 
 
 def _code_stamp() -> str:
@@ -51,45 +54,67 @@ def _code_stamp() -> str:
 
 
 def fingerprint(root: Path, session: str) -> tuple[str, bool]:
-    """A digest of the files the rules of `session` come from, and whether they have all settled."""
-    digest = hashlib.blake2b(f"{VERSION} {_code_stamp()}".encode(), digest_size=16)
-    newest = 0
-    base = root / SESSIONS
+    """A digest of what the rules of `session` come from, and whether it has all settled.
+
+    It stats folders, not files: statedump, git and editors that save by renaming write each
+    file under a new name, which changes its folder's time; git's index changes with every
+    commit. Ten stats instead of ten thousand (a 10,000-record session took 80 ms to stat).
+    An edit written in place and not committed is seen at the next commit or statedump write.
+    """
     entries: list[tuple[str, int, int, int]] = []
+    base = root / SESSIONS
+    paths = [("index", root / ".git" / "index"), ("sessions", base), ("session", base / session / SESSION_FILE)]
+    paths += [(kind, base / session / kind) for kind in KINDS]
     with os.scandir(base) as sessions:
-        for folder in sessions:
-            with contextlib.suppress(OSError):
-                st = os.stat(os.path.join(folder.path, SESSION_FILE))
-                entries.append((folder.name, st.st_size, st.st_mtime_ns, st.st_ino))
-                newest = max(newest, st.st_mtime_ns)
-    for kind in KINDS:
-        with contextlib.suppress(FileNotFoundError), os.scandir(base / session / kind) as files:
-            for entry in files:
-                st = entry.stat()
-                entries.append((f"{kind}/{entry.name}", st.st_size, st.st_mtime_ns, st.st_ino))
-                newest = max(newest, st.st_mtime_ns)
-    entries.sort()
-    digest.update(repr(entries).encode())
+        paths += [(f"s:{f.name}", Path(f.path) / SESSION_FILE) for f in sessions]
+    newest = 0
+    for name, path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        entries.append((name, st.st_size, st.st_mtime_ns, st.st_ino))
+        newest = max(newest, st.st_mtime_ns)
+    digest = hashlib.blake2b(f"{VERSION} {_code_stamp()} {entries}".encode(), digest_size=16)
     return digest.hexdigest(), newest < time.time_ns() - RACY_NS
 
 
 def load_fresh(root: Path, session: str | None) -> dict[str, Any] | None:
-    """The saved rules when the files they came from are unchanged, else None."""
+    """The saved header (session, fingerprint, triggers) when the records are unchanged, else None."""
     try:
-        rules: dict[str, Any] = json.loads(guard_path(root, session).read_bytes())
-        if rules.get("version") != VERSION:
+        header: dict[str, Any] = json.loads(guard_path(root, session).read_bytes())
+        if header.get("version") != VERSION:
             return None
-        print_, _ = fingerprint(root, str(rules["session"]))
+        now, _ = fingerprint(root, str(header["session"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return rules if rules.get("fingerprint") == print_ else None
+    return header if header.get("fingerprint") == now else None
+
+
+def load_rules(root: Path, session: str | None, header: dict[str, Any]) -> dict[str, Any] | None:
+    """The rules that go with a fresh header (None: missing or not the same build)."""
+    if "decisions" in header:
+        return header
+    try:
+        rules: dict[str, Any] = json.loads(guard_path(root, session, "-rules").read_bytes())
+    except (OSError, ValueError):
+        return None
+    return rules if rules.get("fingerprint") == header.get("fingerprint") else None
+
+
+def _save(path: Path, data: dict[str, Any]) -> None:
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data, ensure_ascii=False, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, path)
 
 
 def refresh(root: Path, session: str | None) -> dict[str, Any]:
-    """The rules, rebuilt from the store when the saved ones are stale (and saved when settled)."""
-    rules = load_fresh(root, session)
-    if rules is not None:
-        return rules
+    """The saved header when fresh; else the rules rebuilt from the store (and saved when settled)."""
+    header = load_fresh(root, session)
+    if header is not None:
+        return header
     from statedump.core.store.store import Store
 
     store = Store(root)
@@ -98,13 +123,20 @@ def refresh(root: Path, session: str | None) -> dict[str, Any]:
     rules = build(store.load(sid))
     rules["fingerprint"] = before
     if settled:
-        path = guard_path(root, session)
-        with contextlib.suppress(OSError):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(rules, ensure_ascii=False, sort_keys=True), encoding="utf-8")
-            os.replace(tmp, path)
+        # The rules first: a header is only ever found beside the rules it was built with.
+        _save(guard_path(root, session, "-rules"), rules)
+        _save(guard_path(root, session), {k: rules[k] for k in ("version", "session", "fingerprint", "triggers")})
     return rules
+
+
+def rules_for(root: Path, session: str | None, header: dict[str, Any]) -> dict[str, Any]:
+    """The full rules for a fresh header, rebuilt when the rules file is missing or damaged."""
+    rules = load_rules(root, session, header)
+    if rules is not None:
+        return rules
+    with contextlib.suppress(OSError):
+        guard_path(root, session).unlink()
+    return refresh(root, session)
 
 
 # -- building the rules (pydantic from here on: run only when the records changed) ----------
@@ -115,17 +147,28 @@ def _one_line(text: str, limit: int = 600) -> str:
     return joined if len(joined) <= limit else joined[: limit - 1] + "…"
 
 
-def _program(state: SessionState, command_id: str) -> str | None:
-    from statedump.models import Command
-    from statedump.services.agents.guard import program_keys
-    from statedump.services.flags import parse_command
+class _Commands:
+    """Every command record parsed once, with the server family it starts (a big session has
+    thousands: the rules look at each many times)."""
 
-    cmd = state.get(command_id)
-    if not isinstance(cmd, Command):
-        return None
-    keys = sorted(program_keys(parse_command(cmd.text, cmd.form, cmd.env)))
-    families = [k for k in keys if k in ("sglang", "vllm", "trtllm")]
-    return families[0] if families else None
+    def __init__(self, state: SessionState):
+        from statedump.models import Command
+        from statedump.services.agents.guard import program_keys
+        from statedump.services.flags import parse_command
+
+        self.parsed: dict[str, ParsedCommand] = {}
+        self.program: dict[str, str | None] = {}
+        self.records = state.of_kind(Command)
+        for cmd in self.records:
+            parsed = parse_command(cmd.text, cmd.form, cmd.env)
+            self.parsed[cmd.id] = parsed
+            families = sorted(k for k in program_keys(parsed) if k in ("sglang", "vllm", "trtllm"))
+            self.program[cmd.id] = families[0] if families else None
+        self.current = [c for c in self.records if c.status == "current"]
+        self.by_flag: dict[str, list[str]] = {}
+        for cmd in self.records:
+            for flag in self.parsed[cmd.id].flags:
+                self.by_flag.setdefault(flag, []).append(cmd.id)
 
 
 def _words(state: SessionState, ids: list[str]) -> tuple[list[str], list[str]]:
@@ -142,22 +185,17 @@ def _words(state: SessionState, ids: list[str]) -> tuple[list[str], list[str]]:
     return said, found
 
 
-def _current_setting(state: SessionState, flag: str | None, env: str | None, accepted: set[str | None]) -> str | None:
+def _current_setting(cmds: _Commands, flag: str | None, env: str | None, accepted: set[str | None]) -> str | None:
     """A current command that sets the flag (or variable) to an accepted value, as `id: text`."""
-    from statedump.models import Command
-    from statedump.services.flags import parse_command
-
-    for cmd in state.of_kind(Command):
-        if cmd.status != "current":
-            continue
-        parsed = parse_command(cmd.text, cmd.form, cmd.env)
+    for cmd in cmds.current:
+        parsed = cmds.parsed[cmd.id]
         value = parsed.env.get(env) if env else parsed.value(flag or "")
         if value is not None and value in accepted:
-            return f"{cmd.id}: `{_one_line(cmd.text)}`"
+            return cmd.id
     return None
 
 
-def _decisions(state: SessionState) -> list[dict[str, Any]]:
+def _decisions(state: SessionState, cmds: _Commands) -> list[dict[str, Any]]:
     from statedump.models import Command, Decision
 
     out = []
@@ -170,7 +208,7 @@ def _decisions(state: SessionState) -> list[dict[str, Any]]:
                 continue
             cmd = state.get(e.command)
             works = f"Known to work: {e.setting()}" + (f", as in {cmd.status} command {cmd.id}." if isinstance(cmd, Command) else ".")
-            good = f"{cmd.id}: `{_one_line(cmd.text)}`" if isinstance(cmd, Command) and cmd.status == "current" else None
+            good = cmd.id if isinstance(cmd, Command) and cmd.status == "current" else None
             context = [f"Decision {d.id}: {_one_line(d.choice, 200)}.", *said, works]
             out.append(
                 {
@@ -179,7 +217,7 @@ def _decisions(state: SessionState) -> list[dict[str, Any]]:
                     "flag": e.flag,
                     "env": e.env,
                     "value": e.value,
-                    "program": _program(state, e.command),
+                    "program": cmds.program.get(e.command),
                     "words_ids": said_ids,
                     "context": context,
                     "good": good,
@@ -221,9 +259,8 @@ def _cell_flag(cell: Any) -> str | None:
     return None
 
 
-def _compat(state: SessionState, dead_ends: dict[str, list[str]]) -> list[dict[str, Any]]:
-    from statedump.models import Command, Compat
-    from statedump.services.flags import parse_command
+def _compat(state: SessionState, cmds: _Commands, dead_ends: dict[str, list[str]]) -> list[dict[str, Any]]:
+    from statedump.models import Compat
 
     hardware = state.session.hardware
     cells = [c for c in state.of_kind(Compat) if same_target(c.target, hardware)]
@@ -240,20 +277,21 @@ def _compat(state: SessionState, dead_ends: dict[str, list[str]]) -> list[dict[s
         context = []
         if cell.symptom:
             context.append(f"Symptom: {_one_line(cell.symptom, 200)}")
-        for did in dead_ends.get(cell.id, []):
-            context.append(f"Discovery {did} rules it out.")
+        ruled = dead_ends.get(cell.id, [])
+        if ruled:
+            context.append(f"Ruled out by discovery {', '.join(ruled[:3])}.")
         good = None
         if works:
-            shown = ", ".join(f"{flag} {w.option} (compat {w.id})" for w in works)
-            good = _current_setting(state, flag, None, {w.option for w in works})
-            context.append(
-                f"Known to work on {cell.target}: {shown}" + (f", as in current command {good.split(':', 1)[0]}" if good else "") + "."
-            )
-        program = None
-        for cmd in state.of_kind(Command):
-            if parse_command(cmd.text, cmd.form, cmd.env).value(flag) is not None:
-                program = _program(state, cmd.id)
-                break
+            good = _current_setting(cmds, flag, None, {w.option for w in works})
+            # One working option per value, the one a current command uses first, at most three.
+            options: dict[str, Any] = {}
+            for w in works:
+                options.setdefault(w.option, w)
+            used = [o for o in options if good and cmds.parsed[good].value(flag) == o]
+            shown = ", ".join(f"{flag} {o} (compat {options[o].id})" for o in [*used, *(o for o in options if o not in used)][:3])
+            context.append(f"Known to work on {cell.target}: {shown}" + (f", as in current command {good}" if good else "") + ".")
+        users = cmds.by_flag.get(flag, [])
+        program = cmds.program[users[0]] if users else None
         out.append(
             {
                 "id": cell.id,
@@ -276,12 +314,13 @@ def _settings(parsed: Any) -> dict[str, str]:
     return found
 
 
-def _dead_ends(state: SessionState) -> tuple[list[dict[str, Any]], dict[str, list[str]]]:
+def _dead_ends(state: SessionState, cmds: _Commands) -> tuple[list[dict[str, Any]], dict[str, list[str]]]:
     """Rules for ruled-out discoveries' commands, and which compat cells each discovery names."""
     from statedump.models import Benchmark, Command, Compat, Discovery
-    from statedump.services.flags import parse_command
 
-    current = [c for c in state.of_kind(Command) if c.status == "current"]
+    baselines: dict[str | None, Command] = {}
+    for other in cmds.current:
+        baselines.setdefault(cmds.program[other.id], other)
     rules: list[dict[str, Any]] = []
     cells: dict[str, list[str]] = {}
     for d in state.of_kind(Discovery):
@@ -299,15 +338,11 @@ def _dead_ends(state: SessionState) -> tuple[list[dict[str, Any]], dict[str, lis
         for cmd in commands:
             if cmd.status == "current":
                 continue  # what runs now is no dead end
-            program = _program(state, cmd.id)
-            mine = _settings(parse_command(cmd.text, cmd.form, cmd.env))
-            baseline: dict[str, str] = {}
-            good = None
-            for other in current:
-                if _program(state, other.id) == program:
-                    baseline = _settings(parse_command(other.text, other.form, other.env))
-                    good = f"{other.id}: `{_one_line(other.text)}`"
-                    break
+            program = cmds.program[cmd.id]
+            mine = _settings(cmds.parsed[cmd.id])
+            base_cmd = baselines.get(program)
+            baseline = _settings(cmds.parsed[base_cmd.id]) if base_cmd else {}
+            good = base_cmd.id if base_cmd else None
             extra = {k: v for k, v in mine.items() if baseline.get(k) != v and not k.startswith("$")}
             named = {k: v for k, v in extra.items() if not re.fullmatch(r"[\d.]+", v)}
             numeric = {k: v for k, v in extra.items() if k not in named}
@@ -333,18 +368,23 @@ def _dead_ends(state: SessionState) -> tuple[list[dict[str, Any]], dict[str, lis
 
 
 def build(state: SessionState) -> dict[str, Any]:
-    """The guard's rules for one session (JSON-ready)."""
-    dead_ends, cells = _dead_ends(state)
-    decisions = _decisions(state)
-    compat = _compat(state, cells)
+    """The guard's rules for one session (JSON-ready); `texts` holds, once each, the commands
+    known to work that the rules name (`good`)."""
+    cmds = _Commands(state)
+    dead_ends, cells = _dead_ends(state, cmds)
+    decisions = _decisions(state, cmds)
+    compat = _compat(state, cmds, cells)
     triggers = {r["flag"] or r["env"] for r in decisions}
     triggers |= {r["flag"] for r in compat}
     triggers |= {(k[1:] if k.startswith("$") else k) for r in dead_ends for k in (r["named"] or r["numeric"])}
+    named = {r["good"] for r in [*decisions, *compat, *dead_ends] if r.get("good")}
+    texts = {c.id: _one_line(c.text) for c in cmds.records if c.id in named}
     return {
         "version": VERSION,
         "session": state.session.id,
         "decisions": decisions,
         "compat": compat,
         "dead_ends": dead_ends,
+        "texts": texts,
         "triggers": sorted(t for t in triggers if t),
     }

@@ -14,8 +14,11 @@ import contextlib
 import os
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from datetime import datetime
 
 LOG = "hooks.log"
 MARKS = "hooks"
@@ -33,7 +36,7 @@ class LastRun:
 
 
 def _stamp() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 def mark_run(folder: Path, agent: str, event: str) -> None:
@@ -64,6 +67,8 @@ def log_failure(folder: Path, agent: str, event: str, what: str) -> None:
 
 def last_runs(folder: Path) -> list[LastRun]:
     """Every hook that ran, newest first."""
+    from datetime import UTC, datetime
+
     out = []
     with contextlib.suppress(OSError), os.scandir(folder / MARKS) as entries:
         for entry in entries:
