@@ -7,7 +7,6 @@ together with `Store.commit_files`, which undoes everything when any step fails.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import partial
 from pathlib import Path
@@ -25,70 +24,10 @@ from statedump.models.ids import slugify
 from statedump.services.ingest.bulk import Content, commit_bulk
 from statedump.services.ingest.checkpoints import Snapshot, write_objects, write_tags
 from statedump.services.ingest.jsonl import file_digest
-from statedump.services.ingest.plan import SESSION_FACTS, CheckpointMark, ImportPlan, Skipped
+from statedump.services.ingest.plan import SESSION_FACTS, CheckpointMark, ImportPlan
+from statedump.services.ingest.report import ImportReport
 from statedump.services.refs import list_dumps
 from statedump.services.refs import prefix as dumps_prefix
-
-
-@dataclass(frozen=True)
-class ReadSpan:
-    """Which part of the file an import read (see incremental.py)."""
-
-    mode: str
-    """"full" (read whole), "incremental" (read on from `start`) or "unchanged" (not read at all)."""
-    start: int
-    """Byte offset the read began at."""
-    end: int
-    """Byte offset after the last complete line read (a line still being written is read next time)."""
-    size: int
-    """The file's size."""
-    why: str = ""
-    """Why this way: "grown by N bytes since the last import", "the part read before has changed", ..."""
-
-    def as_json(self) -> dict[str, Any]:
-        """The span as JSON-ready data."""
-        return {"mode": self.mode, "start": self.start, "end": self.end, "size": self.size, "why": self.why}
-
-
-@dataclass
-class ImportReport:
-    """What an import did (or, with a dry run, would do)."""
-
-    format: str
-    source: str
-    session: str
-    created_session: bool = False
-    added: list[RecordBase] = field(default_factory=list)
-    changed: list[RecordBase] = field(default_factory=list)
-    unchanged: int = 0
-    skipped: list[Skipped] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    checkpoints: list[CheckpointMark] = field(default_factory=list)
-    commit: str | None = None
-    tags: list[str] = field(default_factory=list)
-    dry_run: bool = False
-    read: ReadSpan | None = None
-    """Which part of the file was read, when the import went through `import_incremental`."""
-
-    def as_json(self) -> dict[str, Any]:
-        """The report as JSON-ready data."""
-        extra = {} if self.read is None else {"read": self.read.as_json()}
-        return {
-            "format": self.format,
-            "source": self.source,
-            "session": self.session,
-            "created_session": self.created_session,
-            "added": [f"{r.kind}/{r.id}" for r in self.added],
-            "changed": [f"{r.kind}/{r.id}" for r in self.changed],
-            "unchanged": self.unchanged,
-            "skipped": [{"line": s.line, "reason": s.reason} for s in self.skipped],
-            "notes": self.notes,
-            "checkpoints": [{"at": c.at.isoformat() if c.at else None, "source": c.source} for c in self.checkpoints],
-            "commit": self.commit,
-            "tags": self.tags,
-            "dry_run": self.dry_run,
-            **extra,
-        }
 
 
 def source_label(path: Path) -> str:

@@ -28,14 +28,18 @@ import json
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from statedump.core.store.files import write_atomic
-from statedump.core.store.store import Store
-from statedump.models import RecordBase
-from statedump.services.ingest.apply import ImportReport, ReadSpan, apply_plan, source_label
 from statedump.services.ingest.jsonl import Progress, Resume, check_file, resuming
+from statedump.services.ingest.report import ImportReport, ReadSpan
 from statedump.services.ingest.zst import is_zstd
+
+if TYPE_CHECKING:
+    # Types only: an unchanged transcript is told from the state file alone, before the
+    # models, the plan and the store's writer are imported (the hooks run this at every compaction).
+    from statedump.core.store.store import Store
+    from statedump.models import RecordBase
 
 STREAMED = ("claude-code", "codex")
 """Formats read as JSON lines that only grow: these resume. Others are read whole each time."""
@@ -106,6 +110,8 @@ def import_incremental(
     from statedump.services.ingest import read_plan
 
     if fmt not in STREAMED or path.is_dir():
+        from statedump.services.ingest.apply import apply_plan
+
         plan = read_plan(fmt, path, progress, every_line=strict)
         report = apply_plan(store, plan, session, dry_run=dry_run, strict=strict, session_title=session_title)
         report.read = ReadSpan("full", 0, _size(path), _size(path))
@@ -130,6 +136,8 @@ def import_incremental(
                 reason = "grown, but the last import kept too much to replay: read whole"
             else:
                 resume = Resume(path.resolve(), state.offset, state.lines, replay)
+    from statedump.services.ingest.apply import apply_plan, source_label
+
     with resuming(resume):
         plan = read_plan(fmt, path, progress, every_line=strict)
     read = ReadSpan("incremental" if resume.offset else "full", resume.offset, resume.end, size, reason)

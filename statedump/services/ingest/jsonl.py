@@ -16,10 +16,13 @@ from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from statedump.core.errors import StatedumpError
-from statedump.services.ingest.plan import ImportPlan
+
+if TYPE_CHECKING:
+    # A type only: the unchanged-transcript check of an import must not pay for the models.
+    from statedump.services.ingest.plan import ImportPlan
 
 Progress = Callable[[int, int], None]
 """Called with (bytes read so far, total bytes) while a file is read."""
