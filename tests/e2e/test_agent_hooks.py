@@ -170,6 +170,17 @@ def test_session_start_after_compaction_hands_back_the_resume_prompt(demo_copy: 
     assert hook("SessionStart", {**data, "source": "startup"}).stdout == ""
     small = json.loads(hook("SessionStart", data, "--budget", "800").stdout)["hookSpecificOutput"]["additionalContext"]
     assert len(small) < len(context)
+    # Codex's SessionStart input (session-start.command.input.schema.json) and the same answer shape.
+    codex = {
+        "cwd": str(demo_copy),
+        "hook_event_name": "SessionStart",
+        "model": "gpt-5-codex",
+        "session_id": "019a",
+        "source": "resume",
+        "transcript_path": None,
+    }
+    codex_out = json.loads(hook("SessionStart", codex, "--agent", "codex").stdout)["hookSpecificOutput"]
+    assert codex_out["hookEventName"] == "SessionStart" and "Are we doing anything" in codex_out["additionalContext"]
 
 
 # -- capture ---------------------------------------------------------------------------------

@@ -150,6 +150,7 @@ def run_jobs(root: Path, jobs: list[dict[str, Any]]) -> None:
 
     store = Store(root)
     folder = state_dir(root)
+    head = store.git.head()
     projects: set[str] = set()
     sessions: set[str | None] = set()
     for job in _merged(jobs):
@@ -164,6 +165,8 @@ def run_jobs(root: Path, jobs: list[dict[str, Any]]) -> None:
                 capture(store, job)
         except Exception as err:
             log_failure(folder, agent, event, f"{type(err).__name__}: {err}")
+    if store.git.head() == head:
+        return  # nothing was written: the blocks and the guard's rules are as current as before
     for sid in sessions:
         try:
             refresh_agents_md(store, [Path(p) for p in sorted(projects)], sid)
