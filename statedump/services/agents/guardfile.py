@@ -1,19 +1,18 @@
-"""The guard's rules, precomputed into one small JSON file beside the caches.
+"""The guard's rules, precomputed into two small JSON files beside the caches.
 
 Reading the records (YAML, pydantic) costs more than the guard's whole budget, so the rules are
-worked out once (`build`, from a loaded session) and kept in `.git/statedump/guard.json` with a
-fingerprint of the files they came from: name, size, modification time and inode of every file
-in the kinds the rules read, and of every session's `session.yaml` (a new session can become the
-default one). `load_fresh` recomputes the fingerprint with nothing but `os.scandir` and returns
-the rules only when it matches; otherwise the caller rebuilds (`refresh`). A file changed in the
-last two seconds is never trusted to have settled (file times are coarser than writes), so the
-rules are then rebuilt without being saved, as the record cache does.
+worked out once (`build`, from a loaded session) and kept in `.git/statedump/guard-rules.json`;
+`guard.json` holds what every call needs: the session, the flags and variables the rules are
+about, and a fingerprint of what they came from (see `fingerprint`). `load_fresh` recomputes the
+fingerprint with a dozen `os.stat` calls and returns the header only when it matches; otherwise
+the caller rebuilds (`refresh`). A change in the last two seconds is never trusted to have
+settled (file times are coarser than writes), so the rules are then rebuilt without being saved,
+as the record cache does.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -54,7 +53,7 @@ def _code_stamp() -> str:
 
 
 def fingerprint(root: Path, session: str) -> tuple[str, bool]:
-    """A digest of what the rules of `session` come from, and whether it has all settled.
+    """What the rules of `session` come from (the stats, as text), and whether it has all settled.
 
     It stats folders, not files: statedump, git and editors that save by renaming write each
     file under a new name, which changes its folder's time; git's index changes with every
@@ -75,8 +74,9 @@ def fingerprint(root: Path, session: str) -> tuple[str, bool]:
             continue
         entries.append((name, st.st_size, st.st_mtime_ns, st.st_ino))
         newest = max(newest, st.st_mtime_ns)
-    digest = hashlib.blake2b(f"{VERSION} {_code_stamp()} {entries}".encode(), digest_size=16)
-    return digest.hexdigest(), newest < time.time_ns() - RACY_NS
+    # The stats themselves, not a digest of them: a dozen short tuples, and hashlib alone (its
+    # OpenSSL module) would cost a fifth of the guard's budget to load.
+    return f"{VERSION} {_code_stamp()} {entries}", newest < time.time_ns() - RACY_NS
 
 
 def load_fresh(root: Path, session: str | None) -> dict[str, Any] | None:
