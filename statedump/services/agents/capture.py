@@ -27,7 +27,6 @@ import importlib
 import json
 import os
 import re
-import subprocess
 import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -86,15 +85,20 @@ def busy(root: Path) -> bool:
 
 
 def start_worker(root: Path) -> None:
-    """Start a detached `statedump hook worker` for the store: it outlives the hook."""
-    subprocess.Popen(
+    """Start a detached `statedump hook worker` for the store, in a session of its own so that it
+    outlives the hook (and the agent's timeout for it). Not through `subprocess`: below the faces
+    child processes are git's, started by `core.git`; this one is statedump itself."""
+    devnull = os.devnull
+    os.posix_spawn(
+        sys.executable,
         [sys.executable, "-m", "statedump", "hook", "worker", "--store", str(root)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-        close_fds=True,
-        cwd=root,
+        dict(os.environ),
+        file_actions=[
+            (os.POSIX_SPAWN_OPEN, 0, devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, devnull, os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 2, devnull, os.O_WRONLY, 0),
+        ],
+        setsid=True,
     )
 
 
