@@ -275,6 +275,7 @@ def _snapshots(
     out: list[tuple[str, CheckpointMark, Snapshot | None]] = []
     # A record unchanged between dumps is the same object in each snapshot: written once.
     written: dict[int, tuple[str, bytes] | None] = {}
+    rels: dict[tuple[str, str], str] = {}
     for k, point in enumerate(points):
         subject = f"State dump ({point.source}): {point.message}"
         if subject in taken:
@@ -287,9 +288,11 @@ def _snapshots(
         for index, raw in enumerate(point.records):
             if id(raw) not in written:
                 record = writes.record(raw, index)
-                written[id(raw)] = (
-                    None if record is None else (store.rel(store.record_path(sid, record.kind, record.id)), writes.text(record))
-                )
+                if record is not None and (record.kind, record.id) not in rels:
+                    # One path per record, however many versions of it the dumps hold (pathlib's
+                    # relative_to was a tenth of an import's writing).
+                    rels[record.kind, record.id] = store.rel(store.record_path(sid, record.kind, record.id))
+                written[id(raw)] = None if record is None else (rels[record.kind, record.id], writes.text(record))
             entry = written[id(raw)]
             if entry is not None:
                 files[entry[0]] = entry[1]

@@ -141,12 +141,11 @@ def import_incremental(
     with resuming(resume):
         plan = read_plan(fmt, path, progress, every_line=strict)
     read = ReadSpan("incremental" if resume.offset else "full", resume.offset, resume.end, size, reason)
-    label = (
-        f"{path.name} sha256:{resume.digest[:16]}"
-        if not resume.offset
-        else f"{path.name} bytes {resume.offset}-{size} sha256:{resume.digest[:16]}"
-    )
-    if not resume.digest:  # a reader that did not read this file line by line (a zstd rollout)
+    # What was read, for the commit's trailer: the bytes, and the digest of the tail the next
+    # import compares (the whole file is not hashed: that alone cost half a json.loads loop).
+    tail = tail_digest(path, resume.end if resume.used else size)
+    label = f"{path.name} bytes {resume.offset}-{resume.end} tail-sha256:{tail[:16]}"
+    if not resume.used:  # a reader that did not read this file line by line (a zstd rollout)
         label = source_label(path)
     target = session if session is not None else (state.session if state is not None else None)
     digests = {r.id: _digest(r) for r in plan.records}
@@ -157,10 +156,10 @@ def import_incremental(
     report.read = read
     if not dry_run:
         # Only now that the records are committed: a state ahead of the store would lose them.
-        if resume.digest:
-            _save(where, path, report.session, size, resume.end, resume.end_lines, resume.kept, digests)
+        if resume.used:
+            _save(where, path, report.session, size, resume.end, resume.end_lines, tail, resume.kept, digests)
         else:  # read whole each time it changes; the state only tells it unchanged
-            _save(where, path, report.session, size, size, 0, None, digests)
+            _save(where, path, report.session, size, size, 0, tail, None, digests)
     return report
 
 
@@ -226,7 +225,15 @@ def _replay(where: Path, state: _State) -> list[tuple[int, bytes]] | None:
 
 
 def _save(
-    where: Path, path: Path, session: str, size: int, offset: int, lines: int, kept: list[tuple[int, bytes]] | None, records: dict[str, str]
+    where: Path,
+    path: Path,
+    session: str,
+    size: int,
+    offset: int,
+    lines: int,
+    tail: str,
+    kept: list[tuple[int, bytes]] | None,
+    records: dict[str, str],
 ) -> None:
     """The state after a committed import, written atomically. A failure is not the user's
     error: the state left behind (or none) only makes the next import read more again."""
@@ -237,7 +244,7 @@ def _save(
         "size": size,
         "offset": offset,
         "lines": lines,
-        "tail": tail_digest(path, offset),
+        "tail": tail,
         "kept": None if kept is None else len(kept),
         "records": records,
     }

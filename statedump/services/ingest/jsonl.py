@@ -121,8 +121,9 @@ class Resume:
     """After the read: the end of the last complete line (a line still being written is read again)."""
     end_lines: int = 0
     """After the read: lines before `end`."""
-    digest: str = ""
-    """After the read: sha256 of the bytes read this time (`offset` to the end of the file)."""
+    used: bool = False
+    """After the read: whether the file was read here (a reader may read another file instead,
+    such as the decompressed copy of a zstd rollout)."""
 
 
 _resume: ContextVar[Resume | None] = ContextVar("statedump_resume", default=None)
@@ -181,8 +182,9 @@ def iter_jsonl(
             good += 1
             yield number, json.loads(raw)
     total = size - offset
-    # A whole file is hashed beside the reader; the few megabytes a resumed read takes, in line.
-    digest: _Digest | _Plain = start_digest(path) if resume is None else _Digest() if total > _BLOCK else _Plain()
+    # A whole file is hashed beside the reader, for `file_digest`; an incremental import names
+    # what it read by the digest of its tail instead (hashing 200 MB cost half a json.loads loop).
+    digest: _Digest | _NoDigest = start_digest(path) if resume is None else _NoDigest()
     done = 0
     end = offset
     last: bytes | None = None
@@ -230,15 +232,13 @@ def iter_jsonl(
     if progress is not None:
         progress(total, total)
     if resume is not None:
-        if isinstance(digest, _Digest):
-            digest.join()
-        resume.kept, resume.end, resume.end_lines, resume.digest = kept, end, lines, digest.hexdigest or ""
+        resume.kept, resume.end, resume.end_lines, resume.used = kept, end, lines, True
     if good == 0:
         first = plan.skipped[0].reason if plan.skipped else "no JSON object on any line"
         raise StatedumpError(f"not a {what} file: no line could be read ({first})", where=path, hint="check the format name and the file")
 
 
-def _lines(fh: BinaryIO, digest: _Digest | _Plain) -> Iterator[tuple[bytes, int, int]]:
+def _lines(fh: BinaryIO, digest: _Digest | _NoDigest) -> Iterator[tuple[bytes, int, int]]:
     """Each line as (buffer, start, end), its newline included: the file is read in large
     blocks (each also handed to the digest), and only a line that spans two blocks is copied."""
     rest = b""
@@ -306,19 +306,14 @@ class _Digest(threading.Thread):
         self.hexdigest = self._hash.hexdigest()
 
 
-class _Plain:
-    """The sha256 of the blocks handed over, in the reader's own thread (for the small part of
-    a file a resumed read takes, a thread would cost more than it saves)."""
-
-    def __init__(self) -> None:
-        self._hash = hashlib.sha256()
-        self.hexdigest: str | None = None
+class _NoDigest:
+    """Where no digest is wanted."""
 
     def feed(self, block: bytes) -> None:
-        self._hash.update(block)
+        pass
 
     def close(self) -> None:
-        self.hexdigest = self._hash.hexdigest()
+        pass
 
 
 _digests: dict[tuple[str, int, int], _Digest] = {}
