@@ -615,6 +615,7 @@ CASES: dict[str, Callable[[Context], list[Row]]] = {
     "add": add,
     "corpus": corpus,
     **{name: getattr(__import__("benchmarks.guard", fromlist=[name]), name) for name in ("guard", "capture")},
+    "mcp-add": lambda ctx: __import__("benchmarks.mcp_add", fromlist=["mcp_add"]).mcp_add(ctx),
     "import-incremental": lambda ctx: __import__("benchmarks.incremental", fromlist=["import_incremental"]).import_incremental(ctx),
 }
 """Case name -> function, in the order they run (writes last, so the read cases see the generated stores as built)."""
@@ -633,6 +634,7 @@ TARGETS = {
     "corpus": ["corpus-files", "corpus-transcripts"],
     "guard": ["guard-demo", "guard-10k"],
     "capture": ["capture-hook"],
+    "mcp-add": ["mcp-add"],
     "import-incremental": ["import-incremental", "import-unchanged"],
 }
 """The rows each case reports, also when it is not available."""

@@ -11,18 +11,15 @@ SDK's reader would take for a notification and never answer.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
-import threading
-from typing import IO, Any
+from collections.abc import AsyncIterator
+from typing import Any
 
 import anyio
-import anyio.from_thread
-import anyio.lowlevel
+import anyio.to_thread
 import mcp_types as types
-from anyio.streams.memory import MemoryObjectSendStream
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 from mcp_types.jsonrpc import INVALID_REQUEST, PARSE_ERROR
 from pydantic import ValidationError
@@ -62,11 +59,10 @@ def read_line(line: str) -> types.JSONRPCMessage | types.JSONRPCError | None:
     return _error(data.get("id") if _usable_id(data.get("id")) else None, INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message")
 
 
-def _claim() -> tuple[IO[bytes], IO[bytes]]:
+def _claim() -> tuple[int, int]:
     """The wire, as private copies of fd 0 and 1; fd 0 then reads nothing and fd 1 goes to
     stderr, so git or a stray print can neither eat a request nor tear a response."""
-    wire_in = os.fdopen(os.dup(0), "rb")
-    wire_out = os.fdopen(os.dup(1), "wb", buffering=0)  # each response leaves at once
+    wire_in, wire_out = os.dup(0), os.dup(1)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
@@ -74,43 +70,69 @@ def _claim() -> tuple[IO[bytes], IO[bytes]]:
     return wire_in, wire_out
 
 
-def _pump(
-    wire: IO[bytes],
-    token: Any,
-    to_server: MemoryObjectSendStream[SessionMessage | Exception],
-    replies: MemoryObjectSendStream[SessionMessage],
+# The wire is read and written in the event loop, waiting on the descriptors themselves: a
+# worker thread per line each way (as the SDK's transport does) costs an agent's add a
+# millisecond or two on a busy machine, and a thread blocked in a read outlives the server.
+# A descriptor the loop cannot wait on (a regular file given as stdin) is read in a thread.
+_CHUNK = 4096
+"""At most this much is written per wait: a pipe that polls writable takes a page without blocking."""
+
+
+async def _chunks(fd: int) -> AsyncIterator[bytes]:
+    pollable = True
+    while True:
+        if pollable:
+            try:
+                await anyio.wait_readable(fd)
+            except OSError:  # epoll refuses regular files
+                pollable = False
+        chunk = os.read(fd, 1 << 16) if pollable else await anyio.to_thread.run_sync(os.read, fd, 1 << 16)
+        if not chunk:
+            return
+        yield chunk
+
+
+async def _read(
+    fd: int, to_server: MemoryObjectSendStream[SessionMessage | Exception], replies: MemoryObjectSendStream[SessionMessage]
 ) -> None:
-    # A daemon thread, not an anyio worker: a read blocked on a client that never closes
-    # stdin must not keep the process alive after the server has stopped.
-    try:
-        for raw in wire:
-            got = read_line(raw.decode("utf-8", errors="replace"))
-            if isinstance(got, types.JSONRPCError):
-                anyio.from_thread.run(replies.send, SessionMessage(got), token=token)
-            elif got is not None:
-                anyio.from_thread.run(to_server.send, SessionMessage(got), token=token)
-    except (RuntimeError, anyio.ClosedResourceError, anyio.BrokenResourceError):
-        return  # the server has stopped: nobody is left to read what comes in
-    with contextlib.suppress(RuntimeError):
-        anyio.from_thread.run_sync(to_server.close, token=token)
-        anyio.from_thread.run_sync(replies.close, token=token)
+    pending = b""
+    async with to_server, replies:
+        async for chunk in _chunks(fd):
+            *lines, pending = (pending + chunk).split(b"\n")
+            for line in lines:
+                got = read_line(line.decode("utf-8", errors="replace"))
+                if isinstance(got, types.JSONRPCError):
+                    await replies.send(SessionMessage(got))
+                elif got is not None:
+                    await to_server.send(SessionMessage(got))
+        got = read_line(pending.decode("utf-8", errors="replace"))  # a last line without its newline
+        if isinstance(got, types.JSONRPCError):
+            await replies.send(SessionMessage(got))
+        elif got is not None:
+            await to_server.send(SessionMessage(got))
+
+
+async def _write(fd: int, from_server: MemoryObjectReceiveStream[SessionMessage]) -> None:
+    pollable = True
+    async with from_server:
+        async for item in from_server:
+            data = memoryview((item.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n").encode())
+            while data:
+                if pollable:
+                    try:
+                        await anyio.wait_writable(fd)
+                    except OSError:  # a regular file or a terminal that epoll refuses: plain writes
+                        pollable = False
+                data = data[os.write(fd, data[:_CHUNK] if pollable else data) :]
 
 
 async def serve(server: Any) -> None:
     """Serve the low-level `server` on this process's stdin and stdout until stdin closes."""
     wire_in, wire_out = _claim()
-    out = anyio.wrap_file(io.TextIOWrapper(wire_out, encoding="utf-8", write_through=True))
     to_server, from_wire = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     to_wire, from_server = anyio.create_memory_object_stream[SessionMessage](0)
-    token = anyio.lowlevel.current_token()
-    threading.Thread(target=_pump, args=(wire_in, token, to_server, to_wire.clone()), name="mcp-stdin", daemon=True).start()
-
-    async def write() -> None:
-        async with from_server:
-            async for item in from_server:
-                await out.write(item.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n")
-
     async with anyio.create_task_group() as tg:
-        tg.start_soon(write)
+        tg.start_soon(_write, wire_out, from_server)
+        tg.start_soon(_read, wire_in, to_server, to_wire.clone())
         async with to_wire:
             await server.run(from_wire, to_wire, server.create_initialization_options())

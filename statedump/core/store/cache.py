@@ -133,6 +133,16 @@ def _seal(key: bytes, body: bytes) -> bytes:
     return hashlib.blake2b(body, key=key, digest_size=SEAL).digest()
 
 
+_RESIDENT: dict[Path, tuple[tuple[int, int, int, int], _Entries]] = {}
+"""The entries this process last read from or wrote to each cache file, by that file's stat: a
+resident process (the MCP server, the TUI) reads a session for every call, and a file whose
+size, times and inode are unchanged holds what it held, so it is not unpickled again."""
+
+
+def _file_key(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
 def _read(path: Path | None) -> _Entries:
     if path is None:
         return {}
@@ -146,8 +156,12 @@ def _read(path: Path | None) -> _Entries:
         with os.fdopen(fd, "rb") as fh:
             # Only a cache this user wrote is read (git, too, refuses repositories owned by
             # someone else), and only record classes can be built from it.
-            if os.fstat(fh.fileno()).st_uid != os.geteuid():
+            st = os.fstat(fh.fileno())
+            if st.st_uid != os.geteuid():
                 return {}
+            seen = _RESIDENT.get(path)
+            if seen is not None and seen[0] == _file_key(st):
+                return seen[1]
             data = fh.read()
         # Unpickled records were never validated: only a cache sealed with this user's key
         # (which no clone, tarball or other program has) is taken as statedump's own.
@@ -159,6 +173,7 @@ def _read(path: Path | None) -> _Entries:
     if not isinstance(loaded, dict) or loaded.get("models") != models_digest() or not isinstance(loaded.get("entries"), dict):
         return {}
     entries: _Entries = loaded["entries"]
+    _RESIDENT[path] = (_file_key(st), entries)
     return entries
 
 
@@ -177,6 +192,7 @@ def _write(path: Path, entries: _Entries) -> None:
                 fh.write(_seal(key, body))
                 fh.write(body)
             os.replace(tmp, path)
+            _RESIDENT[path] = (_file_key(os.stat(path)), entries)
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)

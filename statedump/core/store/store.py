@@ -381,8 +381,12 @@ class Store:
         def norm(title: str) -> str:
             return " ".join(title.split()).casefold()
 
+        from statedump.core.store.cache import load_state
+
         wanted = norm(record.title)
-        for existing in self.load(session).records:
+        # The records as the cache has them, unsorted: the order does not matter here, and
+        # sorting a session's records costs a resident server's add more than the check.
+        for existing in load_state(self.root, session)[1]:
             if existing.kind == record.kind and norm(existing.title) == wanted:
                 raise StatedumpError(
                     f"a {record.kind} titled {record.title!r} already exists: {existing.id}",

@@ -1,0 +1,43 @@
+"""A resident process (the MCP server) does not unpickle a session's record cache again while
+the cache file is unchanged, and still sees what another process wrote."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks import generate
+from statedump.core.store import cache as parsecache
+
+
+def test_an_unchanged_cache_file_is_not_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parsecache, "RACY_NS", 0)
+    built = generate.build_store(tmp_path / "s", 40)
+    loads: list[int] = []
+
+    class Counting(parsecache._Unpickler):
+        def load(self) -> Any:
+            loads.append(1)
+            return super().load()
+
+    monkeypatch.setattr(parsecache, "_Unpickler", Counting)
+    first = parsecache.load_state(built.root, built.session)[1]  # parses and writes the cache
+    parsecache._RESIDENT.clear()  # as a new process would find it
+    second = parsecache.load_state(built.root, built.session)[1]
+    third = parsecache.load_state(built.root, built.session)[1]
+    assert len(loads) == 1  # the second read unpickled; the third reused it
+    assert first == second == third
+
+    # Another process changes a record (and so the cache file): this one sees the change.
+    path = next((built.root / "sessions" / built.session / "task").glob("*.yaml"))
+    path.write_text(re.sub(r"^title: .*$", "title: Changed elsewhere", path.read_text(), count=1, flags=re.M))
+    code = "import sys; from statedump.core.store import cache; cache.RACY_NS = 0; cache.load_state(__import__('pathlib').Path(sys.argv[1]), sys.argv[2])"
+    subprocess.run([sys.executable, "-c", code, str(built.root), built.session], check=True)
+    fourth = parsecache.load_state(built.root, built.session)[1]
+    assert len(loads) == 2
+    assert any(r.title == "Changed elsewhere" for r in fourth)
