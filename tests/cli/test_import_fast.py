@@ -132,7 +132,11 @@ def test_tool_rounds_are_passed_over_once_the_facts_are_known(tmp_path: Path) ->
     results = [k == "user" and b'"tool_result"' in raw for k, raw in zip(kinds, lines, strict=True)]
     assert sum(results) > 10
     assert all(p for p, r in zip(passed, results, strict=True) if r)
-    assert all(p for p, k in zip(passed, kinds, strict=True) if k in ("assistant", "system"))
+    # An assistant line that says something and calls nothing may be the reply that closes the
+    # turn (a report, issue 14): it is read; the others are passed over.
+    replies = [k == "assistant" and b'"tool_use"' not in raw and b'"type": "text"' in raw for k, raw in zip(kinds, lines, strict=True)]
+    assert all(p for p, k, r in zip(passed, kinds, replies, strict=True) if k in ("assistant", "system") and not r)
+    assert not any(p for p, r in zip(passed, replies, strict=True) if r)
     typed = [p for p, k, r in zip(passed, kinds, results, strict=True) if k == "user" and not r]
     assert typed and not any(typed)
     # Before the facts are known nothing is passed over.

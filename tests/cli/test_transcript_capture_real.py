@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from statedump.models import Command, Discovery, File, Goal, Instruction, Task
+from statedump.models import Command, Decision, Discovery, File, Goal, Instruction, Task
 from statedump.services.ingest import claude_code, codex, opencode
 from statedump.services.ingest.chatter import is_chatter
 from statedump.services.ingest.plan import ImportPlan
@@ -142,3 +142,18 @@ def test_fast_and_full_parse_agree_on_the_real_files() -> None:
         fast, full = claude_code.read(path), claude_code.read(path, parse_all=True)
         assert fast.records == full.records, path.name
         assert json.dumps(fast.notes) == json.dumps(full.notes), path.name
+
+
+def test_answers_to_the_agents_questions_are_decisions_and_filed_beads_tasks() -> None:
+    plan = claude_code.read(CC / "spotter-subagent-task.jsonl")
+    decisions = {(r.question, r.choice): r.status for r in plan.records if isinstance(r, Decision)}
+    assert decisions[("Which tools should we set up?", "Credo + Dialyxir + mix_audit")] == "accepted"
+    assert [c for q, c in decisions if q.startswith("Which rig do these beads belong to?")] == ["No rig"]
+    filed = {r.title: r.status for r in plan.records if isinstance(r, Task) and "filed" in r.tags}
+    assert filed == {
+        "Setup Code Quality Tools (Credo, Dialyxir, mix_audit)": "todo",
+        "Install quality tools and configure Credo": "todo",
+        "Add mix quality alias": "todo",
+    }
+    # `bd dep add` files nothing and checks nothing: no record.
+    assert not [r for r in plan.records if isinstance(r, Command)]

@@ -29,7 +29,7 @@ from datetime import datetime
 from typing import Any
 
 from statedump.core.redact import redact_text
-from statedump.models import Command, Discovery, File, Links, Reference, Task
+from statedump.models import Command, Decision, Discovery, File, Links, Reference, Task
 from statedump.services.ingest.bench_calls import benchmark_records
 from statedump.services.ingest.compat_cells import LaunchSeen, compat_cells, gpu_named, retarget
 from statedump.services.ingest.launch import Launch, classify
@@ -38,6 +38,7 @@ from statedump.services.ingest.reports import report
 from statedump.services.ingest.tool_output import (
     checks_code,
     failed_result,
+    filed_item,
     findings,
     patched_files,
     programs,
@@ -67,6 +68,8 @@ TODO_STATUS = {
 _AGENT_ID = re.compile(r"^agentId: ([A-Za-z0-9_-]{4,64})\b", re.M)
 _AGENT_TRAILER = re.compile(r"^agentId: |^<usage>", re.M)
 """What Claude Code appends to a subagent's answer (its id, token counts): not the answer."""
+_ANSWER = re.compile(r'"([^"\n]{3,300})"="([^"\n]{1,300})"')
+"""Claude Code's AskUserQuestion result: `User has answered your questions: "Q"="A", "Q2"="A2".`"""
 _URL = re.compile(r"https?://[^\s<>\"'`)\]]+")
 _MAY_LAUNCH = re.compile(
     r"sglang|vllm|trtllm|docker|podman|nerdctl|compose|bench|genai-perf|guidellm|aiperf|serve|llama-server|lmdeploy|text-generation"
@@ -148,6 +151,8 @@ class Actions:
                     report(
                         self.plan, answer, source, at, tags=[self.agent, "subagent"], who=f"Subagent ({one_line(what, 60)})", task=task.id
                     )
+        elif low == "askuserquestion":
+            self.answers(result, source, at)
         elif low == "taskupdate":
             tid, status = str(args.get("taskId") or ""), args.get("status")
             if tid in self.tasks and isinstance(status, str):
@@ -205,6 +210,25 @@ class Actions:
             if record.id == record_id and isinstance(record, Task):
                 self.plan.add(record.model_copy(update={"status": status}))
 
+    def answers(self, result: str, source: str = "", at: datetime | None = None) -> None:
+        """The person's answers to the agent's questions (`"Question"="Answer"`): decisions they made."""
+        for question, answer in _ANSWER.findall(result):
+            said = f'"{question}"="{answer}"'
+            self.plan.add(
+                Decision(
+                    id=self.plan.readable_id("dec", one_line(f"{question} {answer}", 40), key=f"answer:{source}:{said}"),
+                    title=one_line(f"{question} {answer}", 200),
+                    status="accepted",
+                    question=question,
+                    choice=answer,
+                    deciders=["the user"],
+                    body=said,
+                    source=source or None,
+                    at=at,
+                    tags=[self.agent, "answered"],
+                )
+            )
+
     # -- shell ------------------------------------------------------------------------------
 
     def shell(self, text: str, result: str = "", is_error: bool = False, source: str = "", at: datetime | None = None) -> None:
@@ -220,6 +244,9 @@ class Actions:
         if bench is not None:
             self._benchmark(text, bench, result, failed, source, at)
         if server is not None or bench is not None:
+            return
+        if not failed and (item := filed_item(text)) is not None:
+            self.task(item, "todo", source, at, body=f"Filed with: {one_line(text, 300)}", tags=["filed"])
             return
         check = checks_code(text)
         if not (failed or check):

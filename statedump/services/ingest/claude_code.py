@@ -9,7 +9,6 @@ and become checkpoints; so does an empty user message followed by a state dump.
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime
 from pathlib import Path
@@ -102,7 +101,10 @@ come before it (as Claude Code writes them); for a user line, group 2 says that 
 `message.content` starts with a `tool_result` block."""
 _ENVELOPE = ("id", "cwd", "branch", "started")
 
-TOOLS = ("Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch", "TodoWrite", "TaskCreate", "TaskUpdate", "Task", "Agent")
+TOOLS = (
+    "Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch", "TodoWrite", "TaskCreate", "TaskUpdate", "Task", "Agent",
+    "AskUserQuestion",
+)  # fmt: skip
 """The tools whose calls become records (see actions.py); other tool rounds stay unparsed."""
 _ACTING = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Task", "Agent"})
 """Calls that change something: what the agent said just before one is what it found and means to do."""
@@ -122,6 +124,9 @@ on `"command"`, the search costs next to nothing; an alternation tried at every 
 _END_TURN = re.compile(rb'"stop_reason"' + _W + rb":" + _W + rb'"end_turn"')
 _TURN_END = re.compile(rb'"subtype"' + _W + rb":" + _W + rb'"(?:stop_hook_summary|turn_duration)"')
 """System lines Claude Code 2.x writes when the agent's turn ends (its messages then carry no `end_turn`)."""
+_TEXT_BLOCK = re.compile(rb'"type"' + _W + rb":" + _W + rb'"text"')
+_PASSED: dict[str, Any] = {}
+"""`_PassOver.last` for an assistant line passed over: it called tools or only thought."""
 _SIDECHAIN = re.compile(rb'"isSidechain"' + _W + rb":" + _W + rb"true")
 _TOOL_ID = re.compile(rb'"tool_use_id"' + _W + rb":" + _W + rb'"([^"\\]{1,200})"')
 
@@ -139,7 +144,7 @@ class _Calls:
         passed = self.over(buf, start, end)
         if not passed:
             return False
-        call = buf.find(b'"tool_use"', start, end)
+        call = self.over.call if self.over.call is not None else buf.find(b'"tool_use"', start, end)
         if call >= 0 and (
             _WANTED.search(buf, call, end)
             or (_SHELL.search(buf, call, end) and (_SERVING.search(buf, call, end) or _CHECK_CALL.search(buf, call, end)))
@@ -175,12 +180,15 @@ class _PassOver:
         """Told of the assistant lines passed over: the agent worked, and maybe ended its turn."""
         self.alone = False
         """A subagent's own file: its sidechain lines are its conversation."""
-        self.last: tuple[bytes, int, int] | dict[str, Any] | None = None
-        """The last assistant line, passed over (its bytes) or parsed: the reply that closed a turn."""
-        self.prev: tuple[bytes, int, int] | dict[str, Any] | None = None
+        self.last: dict[str, Any] | None = None
+        """The last assistant line, when it was parsed (`_PASSED` when it only called tools or
+        thought, and was passed over): the reply that may close a turn."""
+        self.prev: dict[str, Any] | None = None
         """The assistant line before it: what the agent said before the call it is making now."""
         self.fresh = False
         """`last` is the line being read now (this reader saw it before the parse)."""
+        self.call: int | None = None
+        """Where the assistant line being read now has its first `"tool_use"` (-1: none)."""
         self.version: object = None
         self._envelope = False
         self._model = False
@@ -198,7 +206,7 @@ class _PassOver:
         # near the line's end; an unescaped `"stop_reason"` cannot be inside a string.
         assert self.turns is not None
         self.turns.did()
-        self.prev, self.last, self.fresh = self.last, (buf, start, end), True
+        self.prev, self.last, self.fresh = self.last, _PASSED, True
         if _END_TURN.search(buf, max(start, end - 2048), end) is not None and self._main(buf, start, end):
             self.turns.closed()
             return b"wc"
@@ -211,6 +219,7 @@ class _PassOver:
         for mark in token:
             if mark == ord("w"):
                 self.turns.did()
+                self.prev, self.last = self.last, _PASSED
             elif mark == ord("c"):
                 self.turns.closed()
 
@@ -220,7 +229,7 @@ class _PassOver:
 
     def __call__(self, buf: bytes, start: int, end: int) -> bool | bytes:
         # A token (not True) when `Turns` was told something: see jsonl.PassOver.
-        self.fresh = False
+        self.fresh, self.call = False, None
         found = _LINE.match(buf, start, end)
         if found is None:
             return False
@@ -232,6 +241,9 @@ class _PassOver:
             if kind == b"assistant":
                 if not self.talk.idle or not self._known(True):
                     return False
+                self.call = buf.find(b'"tool_use"', start, end)
+                if self.call < 0 and _TEXT_BLOCK.search(buf, start, end) is not None:
+                    return False  # it says something and calls nothing: maybe the reply that closes the turn
                 if self.turns is not None:
                     return self._worked(buf, start, end)
             elif kind == b"system":
@@ -385,14 +397,8 @@ def _took(over: _PassOver, line: dict[str, Any]) -> None:
     over.last, over.fresh = line, False
 
 
-def _said(last: tuple[bytes, int, int] | dict[str, Any] | None, alone: bool) -> tuple[str, str, datetime | None] | None:
+def _said(last: dict[str, Any] | None, alone: bool) -> tuple[str, str, datetime | None] | None:
     """What an assistant line says, when it only says something (no tool call): text, uuid, time."""
-    if isinstance(last, tuple):
-        buf, start, end = last
-        try:
-            last = json.loads(buf[start:end])
-        except ValueError:
-            return None
     if not isinstance(last, dict) or (last.get("isSidechain") and not alone) or not isinstance(last.get("message"), dict):
         return None
     content = last["message"].get("content")

@@ -38,10 +38,12 @@ def report(
     said = text.strip()
     if not is_report(said):
         return None
-    head = one_line(said, 160)
+    # (The title needs only the first line: redacting the whole reply for it cost more than
+    # the rest of the record. A first line longer than this is cut to 160 characters anyway.)
+    head = one_line(said[:2000], 160)
     record = Discovery(
         id=plan.readable_id("disc", f"report {head}", key=f"report:{source}:{task or ''}"),
-        title=one_line(f"{who} reported: {head}" if who else head, 200),
+        title=f"{who} reported: {head}"[:200] if who else head,
         body=said[:_MAX],
         source=source or None,
         at=at,

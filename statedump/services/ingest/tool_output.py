@@ -95,12 +95,24 @@ CHECKS = (
 )
 """A program that checks or builds the code (tests, linters, type checkers): a command a
 session keeps, since it says how this project is verified."""
-CHECK_START = (
+TRACKERS = r"bd create|gh issue create|glab issue create"
+"""Issue trackers' commands that file a work item (beads, GitHub, GitLab): a task to do."""
+_PREFIX = (
     r"(?:(?:cd|source|\.|export|pushd) [^\"&;|]*(?:&&|;) *)*(?:[A-Za-z_][A-Za-z0-9_]*=[^ \"]* )*(?:(?:sudo|env|time|nice) )*"
-    r"(?:(?:uv|poetry|pdm|hatch|pipenv|rye) run |npx |bunx |python3? -m )?(?:" + CHECKS + r")(?:[\s\"]|$)"
+    r"(?:(?:uv|poetry|pdm|hatch|pipenv|rye) run |npx |bunx |python3? -m )?"
 )
-"""A command line that starts with a check (after `cd … &&`, `source … ;`, `VAR=value`)."""
-_CHECK = re.compile(CHECK_START)
+CHECK_START = _PREFIX + r"(?:" + CHECKS + "|" + TRACKERS + r")(?:[\s\"]|$)"
+"""A command line that starts with a check or files a work item (after `cd … &&`, `source … ;`, `VAR=value`)."""
+_CHECK = re.compile(_PREFIX + r"(?:" + CHECKS + r")(?:[\s\"]|$)")
+_FILED = re.compile(_PREFIX + r"(?:" + TRACKERS + r")(?:\s|$)")
+
+
+def filed_item(text: str) -> str | None:
+    """The title of the work item a command files (`bd create --title="…"`, `gh issue create --title …`), or None."""
+    if _FILED.match(" ".join(text.split())) is None:
+        return None
+    title = parse_command(text).value("--title") or parse_command(text).value("-t")
+    return title.strip() if title and title.strip() else None
 
 
 def checks_code(text: str) -> bool:
