@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from benchmarks import generate
+from statedump.core.errors import StatedumpError
 from statedump.core.store import cache as parsecache
 
 
@@ -41,3 +42,33 @@ def test_an_unchanged_cache_file_is_not_read_again(tmp_path: Path, monkeypatch: 
     fourth = parsecache.load_state(built.root, built.session)[1]
     assert len(loads) == 2
     assert any(r.title == "Changed elsewhere" for r in fourth)
+
+
+def test_files_too_recent_for_the_cache_are_compared_by_their_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every file counts as just written: none goes into the stat-keyed cache.
+    monkeypatch.setattr(parsecache, "RACY_NS", 10**18)
+    built = generate.build_store(tmp_path / "s", 12)
+    parses: list[str] = []
+    real = parsecache.parse_record
+
+    def counting(data: bytes, rel: str) -> Any:
+        parses.append(rel)
+        return real(data, rel)
+
+    monkeypatch.setattr(parsecache, "parse_record", counting)
+    first = parsecache.load_state(built.root, built.session)[1]
+    assert len(parses) == len(first)
+    assert parsecache.load_state(built.root, built.session)[1] == first
+    assert len(parses) == len(first)  # the same bytes: no parse
+    # The same size and the same moment, other bytes: parsed again, never served stale.
+    path = next((built.root / "sessions" / built.session / "task").glob("*.yaml"))
+    text = path.read_text()
+    path.write_text(re.sub(r"^title: .", "title: X", text, count=1, flags=re.M))
+    assert len(path.read_text()) == len(text)
+    changed = parsecache.load_state(built.root, built.session)[1]
+    assert len(parses) == len(first) + 1
+    assert any(r.title.startswith("X") for r in changed)
+    # A bad file is still the error it was, in the session's order.
+    path.write_text("title: [unclosed\n")
+    with pytest.raises(StatedumpError, match=str(path.name)):
+        parsecache.load_state(built.root, built.session)

@@ -38,9 +38,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any, cast
 
+from statedump.core.errors import StatedumpError
 from statedump.core.layout import session_file
 from statedump.core.store.parallel import read_many
-from statedump.core.store.reader import read_bytes, scan_records
+from statedump.core.store.reader import parse_record, read_bytes, scan_records
 from statedump.core.store.untrusted import open_regular, read_regular
 from statedump.models import KINDS, RecordBase, Session
 
@@ -198,6 +199,24 @@ def _write(path: Path, entries: _Entries) -> None:
                 os.unlink(tmp)
 
 
+_RECENT: dict[str, tuple[bytes, RecordBase]] = {}
+"""Records of files too recent for the cache (see RACY_NS), with the bytes each was parsed from.
+A resident process reads the session on every call, and the files it wrote a moment ago are
+all too recent: their bytes are compared (a read, no parse) instead of parsed again. Bytes,
+not stat, so this holds where the stat-keyed cache could not trust a file."""
+
+
+def _recent(rel: str, path: str) -> RecordBase:
+    data = read_bytes(path)
+    seen = _RECENT.get(path)
+    if seen is None or seen[0] != data:
+        if len(_RECENT) > 4096:  # a bound, not a policy: dropping entries only costs parses
+            _RECENT.clear()
+        seen = (data, parse_record(data, rel))
+        _RECENT[path] = seen
+    return seen[1]
+
+
 def load_state(root: Path, session: str) -> tuple[Session, list[RecordBase]]:
     """A session's metadata and every record in the working tree, each taken from the cache
     when its file is unchanged, else read by the one parse step (`reader.parse_record`).
@@ -234,12 +253,28 @@ def load_state(root: Path, session: str) -> tuple[Session, list[RecordBase]]:
 
     found: list[RecordBase | None] = []
     misses: list[tuple[int, str, str, os.stat_result]] = []
+    recent: list[tuple[int, StatedumpError]] = []
     for rel, entry in scan_records(root, session):
         st = entry.stat()
         found.append(cached(rel, st, KINDS[rel.rsplit("/", 2)[1]]))
-        if found[-1] is None:
+        if found[-1] is not None:
+            continue
+        if max(st.st_mtime_ns, st.st_ctime_ns) < settled:
             misses.append((len(found) - 1, rel, entry.path, st))
-    for (index, rel, _, st), record in zip(misses, read_many([(rel, p) for _, rel, p, _ in misses]), strict=True):
+            continue
+        try:
+            found[-1] = _recent(rel, entry.path)
+        except StatedumpError as err:
+            recent.append((len(found) - 1, err))
+    try:
+        parsed = read_many([(rel, p) for _, rel, p, _ in misses])
+    except StatedumpError as err:
+        # The first bad file in the session's order fails the read, whichever pass found it.
+        at = next((i for i, rel, _, _ in misses if rel == err.where), len(found))
+        raise min([(at, err), *recent], key=lambda pair: pair[0])[1] from None
+    if recent:
+        raise recent[0][1]
+    for (index, rel, _, st), record in zip(misses, parsed, strict=True):
         found[index] = record
         keep(rel, st, record)
     records = cast("list[RecordBase]", found)
