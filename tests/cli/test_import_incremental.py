@@ -218,8 +218,10 @@ def test_a_resumed_read_gives_what_a_whole_read_gives(fmt: str, source: Path, tm
             path.write_bytes(data)
             report = import_incremental(st, path, fmt=fmt, session="s1", full=full)
             assert report.read is not None and report.read.mode == ("full" if full else "incremental")
-            trees.append(_tree(st.root, "s1"))
-        assert trees[0] == trees[1], f"cut at {cut:.0%}"
+            tags = git(st.root, "tag", "--list", "dump/*").split()
+            trees.append((_tree(st.root, "s1"), {t: git(st.root, "rev-parse", f"{t}^{{tree}}") for t in tags}))
+        assert trees[0][0] == trees[1][0], f"cut at {cut:.0%}"
+        assert trees[0][1] == trees[1][1], f"cut at {cut:.0%}: the checkpoints' states"
 
 
 def test_a_broken_state_file_means_a_whole_read(cli: Cli, store: Store, tmp_path: Path) -> None:

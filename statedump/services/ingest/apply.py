@@ -162,11 +162,15 @@ def apply_plan(
     existing = {} if state is None else {r.id: r for r in state.records}
     base = now()
     writes = _Writes(existing, base, plan.guessed)
+    if only is not None:
+        # The plan's own objects of these records, also where a checkpoint holds them as they
+        # ended (a checkpoint's older version of one is another object, and is compared).
+        writes.settled = {id(r) for r in plan.records if r.id not in only}
     # Each record's YAML is made while the files before it are being written (see commit_bulk).
     files: dict[Path, Content] = {}
     known = set(existing) | {r.id for r in plan.records}
     for index, raw in enumerate(plan.records):
-        record = None if only is not None and raw.id not in only else writes.record(raw, index)
+        record = writes.record(raw, index)
         if record is None:
             report.unchanged += 1
             continue
@@ -228,9 +232,13 @@ class _Writes:
         # Keyed by id(): the values keep the objects alive, so an id is never reused meanwhile.
         self._records: dict[tuple[int, int], tuple[RecordBase, RecordBase | None]] = {}
         self._texts: dict[int, tuple[RecordBase, bytes]] = {}
+        self.settled: set[int] = set()
+        """id() of records known to be in the session as they are (see `apply_plan`'s `only`)."""
 
     def record(self, raw: RecordBase, index: int) -> RecordBase | None:
-        """`_prepared(raw, index, ...)`, computed once."""
+        """`_prepared(raw, index, ...)`, computed once; None for a settled record."""
+        if id(raw) in self.settled:
+            return None
         key = (id(raw), index)
         if key not in self._records:
             self._records[key] = (raw, _prepared(raw, index, self.existing, self.base, self.guessed.get(raw.id, set())))
