@@ -138,6 +138,9 @@ def test_a_broken_store_never_breaks_the_agent(demo_copy: Path) -> None:
     assert doctor.returncode == 1 and "agent hook failed" in doctor.stdout and "claude-code PreToolUse" in doctor.stdout
     subprocess.run([sys.executable, "-m", "statedump", "doctor", "--repair"], cwd=demo_copy, capture_output=True, text=True)
     assert not (demo_copy / ".git" / "statedump" / "hooks.log").exists()
+    # A mistake in the hook's own command line: exit 0 all the same (exit 2 would block the tool call).
+    wrong = hook("PreToolUse", claude_pre_tool(demo_copy, "ls"), "--guard", "sometimes")
+    assert (wrong.returncode, wrong.stdout) == (0, "")
     # Not JSON at all on stdin: still nothing but a log line.
     r = subprocess.run(
         [sys.executable, "-m", "statedump", "hook", "PreToolUse"], input="{not json", capture_output=True, text=True, cwd=demo_copy
