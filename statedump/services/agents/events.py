@@ -19,9 +19,8 @@ queueing the work for a worker (`capture`), re-inject by rendering the resume pr
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 CAPTURE = ("PreCompact", "SessionEnd", "Stop")
 """Events that import the transcript (PreCompact also tags a dump)."""
@@ -31,8 +30,7 @@ SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "exec_command", "local_shell",
 REINJECT_SOURCES = frozenset({"compact", "resume", "clear"})
 
 
-@dataclass(frozen=True)
-class Options:
+class Options(NamedTuple):
     """How the hook was installed: what its command line says."""
 
     agent: str = "claude-code"
@@ -42,8 +40,7 @@ class Options:
     session: str | None = None
 
 
-@dataclass(frozen=True)
-class Answer:
+class Answer(NamedTuple):
     """What the hook prints (nothing, JSON or plain text); the exit status is always 0."""
 
     stdout: str = ""

@@ -17,14 +17,13 @@ shell command and has a budget of about a tenth of a second for the whole proces
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from statedump.services.flags import ParsedCommand, parse_command
+if TYPE_CHECKING:
+    from statedump.services.flags import ParsedCommand
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     """One rule the command breaks."""
 
     rule: str
@@ -124,6 +123,8 @@ def check_command(rules: dict[str, Any], text: str) -> list[Hit]:
     """Every rule `text` breaks, in the order decision, compat, dead end."""
     if not text.strip() or not triggered(rules, text):
         return []
+    from statedump.services.flags import parse_command
+
     parsed = parse_command(text)
     keys = program_keys(parsed)
     texts: dict[str, str] = rules.get("texts", {})

@@ -13,9 +13,8 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -26,8 +25,7 @@ KEEP_BYTES = 256 * 1024
 """The log is cut to its newer half past this size: it is for the last failures, not an archive."""
 
 
-@dataclass(frozen=True)
-class LastRun:
+class LastRun(NamedTuple):
     """One hook's last run."""
 
     agent: str
