@@ -323,3 +323,33 @@ def test_killed_in_the_commit_doctor_and_the_next_import_make_it_whole(cli: Cli,
     assert two["read"]["mode"] == "incremental" and two["read"]["start"] == len(first.encode())
     fresh = _json(cli, str(path), "-s", "fresh", "--full")
     assert sorted(one["added"] + two["added"]) == sorted(fresh["added"])
+
+
+def test_a_subagent_transcript_that_grew_is_read_again(cli: Cli, store: Store, tmp_path: Path) -> None:
+    # A real parent session and its subagent (tests/corpus_real/transcripts/SOURCES.md).
+    source = CORPUS_REAL / "transcripts" / "claude-code" / "ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
+    path = tmp_path / source.name
+    path.write_bytes(source.read_bytes())
+    folder = tmp_path / source.stem / "subagents"
+    folder.mkdir(parents=True)
+    for sub in (source.with_suffix("") / "subagents").iterdir():
+        (folder / sub.name).write_bytes(sub.read_bytes())
+    one = _json(cli, str(path))
+    assert one["read"]["mode"] == "full"
+    assert _json(cli, str(path))["read"]["mode"] == "unchanged"
+    # The subagent goes on (its file grows; the parent's does not): it launches a server.
+    agent = next(folder.glob("agent-*.jsonl"))
+    last = json.loads(agent.read_text().splitlines()[-1])
+    call = {"type": "tool_use", "id": "toolu_sub_launch", "name": "Bash", "input": {"command": LAUNCH}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_sub_launch", "content": "The server is fired up and ready to roll!"}
+    lines = [
+        {**last, "uuid": "sub-launch-1", "parentUuid": last["uuid"], "message": {**last["message"], "content": [call]}},
+        {**last, "type": "user", "uuid": "sub-launch-2", "parentUuid": "sub-launch-1", "message": {"role": "user", "content": [result]}},
+    ]
+    with open(agent, "a") as fh:
+        fh.write("".join(json.dumps(x) + "\n" for x in lines))
+    two = _json(cli, str(path))
+    assert two["read"]["mode"] == "incremental" and "subagent" in two["read"]["why"]
+    assert any(r.startswith("command/") for r in two["added"])
+    fresh = _json(cli, str(path), "-s", "fresh", "--full")
+    assert sorted(one["added"] + two["added"]) == sorted(fresh["added"])

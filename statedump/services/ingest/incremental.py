@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -63,6 +64,8 @@ class _State:
     """Number of kept lines that follow the header, or None when there were too many to keep."""
     records: dict[str, str]
     """Record id -> digest of the record as that import's plan gave it."""
+    others: dict[str, tuple[int, int]]
+    """Other files the reader read (path -> size, mtime in ns): a subagent's transcript."""
 
 
 def state_dir(store: Store) -> Path:
@@ -156,9 +159,9 @@ def import_incremental(
     if not dry_run:
         # Only now that the records are committed: a state ahead of the store would lose them.
         if resume.used:
-            _save(where, path, report.session, size, resume.end, resume.end_lines, tail, resume.kept, digests)
+            _save(where, path, report.session, size, resume.end, resume.end_lines, tail, resume.kept, digests, resume.others)
         else:  # read whole each time it changes; the state only tells it unchanged
-            _save(where, path, report.session, size, size, 0, tail, None, digests)
+            _save(where, path, report.session, size, size, 0, tail, None, digests, resume.others)
     return report
 
 
@@ -179,8 +182,18 @@ def _compare(path: Path, size: int, state: _State) -> tuple[str, str]:
     if tail_digest(path, state.offset) != state.tail:
         return "rewritten", "the part read before has changed: read whole"
     if size == state.size:
-        return "unchanged", "unchanged since the last import"
+        if all(_stat(other) == seen for other, seen in state.others.items()):
+            return "unchanged", "unchanged since the last import"
+        return "grown", "a file it follows (a subagent's transcript) changed since the last import"
     return "grown", f"grown by {size - state.size} bytes since the last import"
+
+
+def _stat(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns)
 
 
 def _load(where: Path) -> _State | None:
@@ -199,6 +212,7 @@ def _load(where: Path) -> _State | None:
             str(head["tail"]),
             head["kept"],
             dict(head.get("records") or {}),
+            {str(k): (int(v[0]), int(v[1])) for k, v in (head.get("others") or {}).items()},
         )
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
@@ -233,6 +247,7 @@ def _save(
     tail: str,
     kept: list[tuple[int, bytes]] | None,
     records: dict[str, str],
+    others: dict[str, tuple[int, int]],
 ) -> None:
     """The state after a committed import, written atomically. A failure is not the user's
     error: the state left behind (or none) only makes the next import read more again."""
@@ -246,6 +261,7 @@ def _save(
         "tail": tail,
         "kept": None if kept is None else len(kept),
         "records": records,
+        "others": others,
     }
     # Lines cannot hold a raw newline (JSON escapes it), so one kept line is one line here.
     body = b"".join(b"%d\t%s" % (number, raw) for number, raw in kept or ())

@@ -121,6 +121,9 @@ class Resume:
     """After the read: the end of the last complete line (a line still being written is read again)."""
     end_lines: int = 0
     """After the read: lines before `end`."""
+    others: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """After the read: (size, mtime in ns) of every other file read meanwhile (the subagent
+    transcripts a Claude Code reader follows): when one changes, the file is not unchanged."""
     used: bool = False
     """After the read: whether the file was read here (a reader may read another file instead,
     such as the decompressed copy of a zstd rollout)."""
@@ -167,6 +170,8 @@ def iter_jsonl(
     size = check_file(path, what)
     resume = _resume.get()
     if resume is not None and resume.path != path.resolve():
+        st = path.stat()
+        resume.others[str(path.resolve())] = (st.st_size, st.st_mtime_ns)
         resume = None
     kept: list[tuple[int, bytes]] | None = None
     kept_bytes = limit = 0
