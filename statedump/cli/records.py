@@ -15,7 +15,17 @@ from statedump.models import KINDS
 
 def _read_source(path: str) -> tuple[bytes, str]:
     if path == "-":
-        return sys.stdin.buffer.read(), "<stdin>"
+        from statedump.core.codec import MAX_FILE_BYTES
+
+        # Bounded: `--from - < /dev/zero` must not read until memory runs out.
+        data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            raise StatedumpError(
+                f"more than the {MAX_FILE_BYTES}-byte limit for one record",
+                where="<stdin>",
+                hint="keep long logs as files and link them with a `file` record",
+            )
+        return data, "<stdin>"
     p = Path(path)
     if p.is_dir():
         raise StatedumpError("expected a YAML file, found a folder", where=p)

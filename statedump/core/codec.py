@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import yaml
 from pydantic import ValidationError
 
-from statedump.core.errors import StatedumpError, from_validation
+from statedump.core.errors import BadInput, StatedumpError, from_validation
 from statedump.models import KINDS, RecordBase, Session, field_order
 
 _STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
@@ -75,7 +75,14 @@ def _str(dumper: Any, value: str) -> Any:
 
 def _datetime(dumper: Any, value: datetime) -> Any:
     # ISO 8601 with 'T' and 'Z' reads the same in every YAML and JSON tool.
-    text = value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    try:
+        text = value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    except OverflowError:  # 9999-12-31T23:59:59-12:00 is in the year 10000 in UTC
+        raise BadInput(
+            f"the date and time {value.isoformat()} is past the year 9999 in UTC",
+            where="at",
+            hint="give a date and time before 9999-12-31T23:59:59Z",
+        ) from None
     return dumper.represent_scalar("tag:yaml.org,2002:timestamp", text)
 
 

@@ -77,7 +77,8 @@ class Branch(Runner):
         """`git status --porcelain` lines (`XY path`) for `paths` (all when none); `untracked`
         is `--untracked-files`' mode (git's own default when None)."""
         mode = [f"--untracked-files={untracked}"] if untracked else []
-        return self._lines(*self.no_filters(), "status", "--porcelain", *mode, "--", *paths)
+        # --no-optional-locks: looking never writes the index (which fails on a full disk).
+        return self._lines(*self.no_filters(), "--no-optional-locks", "status", "--porcelain", *mode, "--", *paths)
 
     def fetch(self, remote: str, *refspecs: str) -> None:
         """Fetch `refspecs` from `remote`, pruning what it no longer has; no tags besides."""

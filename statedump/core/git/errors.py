@@ -10,6 +10,7 @@ from statedump.core.errors import GitFailed, StatedumpError
 _TAKES_VALUE = ("-c", "-C")
 _FULL = (
     ("No space left on device", "the disk is full: free some space and run it again"),
+    ("Out of diskspace", "the disk is full: free some space and run it again"),
     ("Disk quota exceeded", "the disk quota is used up: free some space and run it again"),
     ("File too large", "a file-size limit (ulimit -f) stopped the write: raise it and run it again"),
     ("Read-only file system", "the store is on a read-only file system: writes need a writable copy"),

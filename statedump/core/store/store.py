@@ -59,6 +59,16 @@ def commit_message(action: str, record: RecordBase | None, session: str, source:
     return "\n".join(lines) + "\n"
 
 
+def _drop_empty_folders(folder: Path, top: Path) -> None:
+    """Remove `folder` and its parents up to (not including) `top` while they are empty."""
+    while folder != top and top in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
+
+
 class Store:
     """One store: where it is, which sessions it has, and every read and write."""
 
@@ -276,14 +286,20 @@ class Store:
     def undo_write(self, backups: dict[Path, bytes | None], paths: list[str], err: BaseException) -> NoReturn:
         """After a failed write: the files and the index put back as they were, the journal
         removed, and `err` raised again (git's refusal as one line)."""
+        restored = True
         for path, old in backups.items():
-            if old is None:
-                path.unlink(missing_ok=True)
-            else:
-                write_atomic(path, old)
-        with contextlib.suppress(CommandFailed):
+            try:
+                if old is None:
+                    path.unlink(missing_ok=True)
+                    _drop_empty_folders(path.parent, self.root / SESSIONS)  # `session new` refused: no empty folder left
+                elif not path.is_file() or path.read_bytes() != old:
+                    write_atomic(path, old)
+            except OSError:
+                restored = False  # a full disk: the journal stays, and `doctor --repair` finishes this
+        with contextlib.suppress(StatedumpError):
             self.git.unstage(paths)
-        self.journal_path.unlink(missing_ok=True)
+        if restored:
+            self.journal_path.unlink(missing_ok=True)
         if isinstance(err, CommandFailed):
             raise GitFailed(f"git refused the commit: {err.last}", where=self.root) from None
         raise err
