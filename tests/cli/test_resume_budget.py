@@ -89,3 +89,15 @@ def test_the_service_entry_point_for_hooks_reads_the_store_with_the_default_budg
     claude = resume_for(store, EXAMPLE, flavor="claude", budget=1500)
     assert claude.tokens <= 1500 and "1. Primary Request and Intent:" in claude.text
     assert resume_for(store, budget=None).left_out == []
+
+
+def test_a_cut_never_ends_inside_a_fence_or_on_a_bare_heading() -> None:
+    from statedump.services.report.resume import _cut
+
+    script = "```bash\nset -e\n\n# start the server\npython -m sglang.launch_server\n```"
+    text = f"# Resume\n\nGoal line.\n\n## Launch\n\n{script}\n\n## Next steps\n\n" + "word " * 400 + "\n"
+    cut = _cut(text, 200)
+    assert estimate_tokens(cut) <= 200
+    assert script in cut and cut.count("```") == 2
+    assert "## Next steps" not in cut  # its paragraph did not fit, so neither does its heading
+    assert _cut(text, 60).startswith("# Resume\n\nGoal line.\n\n_Left out to fit 60 tokens")

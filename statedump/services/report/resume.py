@@ -104,24 +104,27 @@ def _cut_points(text: str) -> list[int]:
 def _cut(text: str, budget: int) -> str:
     """The longest run of whole paragraphs from the top that fits with the cut footer.
 
-    Every layout puts the goal, the standing instructions and the decisions first, so they
-    are what a cut keeps. A heading left without its paragraphs goes too.
+    The neutral layout puts the goal, the standing instructions and the decisions first, so
+    they are what a cut keeps. A heading left without its paragraphs goes too.
     """
     footer = CUT_FOOTER.format(budget=budget)
-    points = _cut_points(text)
-    lo, hi = 0, len(points)  # the estimate only grows with the prefix: bisect for the last point that fits
+    points = [0, *_cut_points(text)]
+    lo, hi = 0, len(points) - 1  # the estimate only grows with the prefix: bisect for the last point that fits
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if estimate_tokens(text[: points[mid - 1]] + "\n" + footer) <= budget:
+        if estimate_tokens(text[: points[mid]] + "\n" + footer) <= budget:
             lo = mid
         else:
             hi = mid - 1
-    kept = text[: points[lo - 1]] if lo else ""
-    paragraphs = kept.rstrip("\n").split("\n\n") if kept else []
-    while paragraphs and paragraphs[-1].lstrip().startswith("#"):
-        paragraphs.pop()
-    head = "\n\n".join(paragraphs)
+    while lo and _is_heading(text[points[lo - 1] : points[lo]]):
+        lo -= 1
+    head = text[: points[lo]].rstrip("\n")
     return (head + "\n" + footer) if head else footer.lstrip("\n")
+
+
+def _is_heading(paragraph: str) -> bool:
+    stripped = paragraph.strip()
+    return stripped.startswith("#") and "\n" not in stripped
 
 
 def resume_prompt(state: SessionState, *, flavor: str = "plain", budget: int | None = None) -> Resume:
