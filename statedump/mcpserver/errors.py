@@ -48,6 +48,7 @@ _HINTS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"`statedump sessions`"), "`list_sessions`"),
     (re.compile(r"pick another --id, or `statedump edit` it"), "give another id, or change that record with `update_record`"),
     (re.compile(r"`statedump edit[^`]*`"), "`update_record`"),
+    (re.compile(r"\bpass --force\b"), "give `force: true`"),
     # The CLI's flags for a record's own fields are this server's arguments of the same name.
     (re.compile(r"\bpass --(id|title|status|body|source|kind)\b"), "give `\\1`"),
 ]

@@ -104,41 +104,45 @@ def add_tool(store: Store) -> Tool:
     )
 
 
+def _changed(before: Any, after: Any, keys: list[str]) -> list[str]:
+    return sorted(k for k in keys if plain(getattr(before, k, None)) != plain(getattr(after, k, None)))
+
+
 def update_record(store: Store, session: str | None, record_id: str, fields: dict[str, Any], source: str | None) -> dict[str, Any]:
-    """Set `fields` of an existing record (null clears one) and commit the change alone."""
-    from statedump.services.records import build
+    """Set `fields` of an existing record (null clears one) and commit the change alone
+    (`services.changes.update`: read, changed and written under the store's lock)."""
+    from statedump.services.changes import update
 
     sid = store.pick_session(session)
     if not fields:
         raise BadInput('give the fields to change, e.g. {"body": "..."}', where="fields")
-    for fixed in ("id", "kind"):
-        if fixed in fields:
-            raise BadInput(
-                f"a record's {fixed} cannot be changed here", where=f"fields.{fixed}", hint="add a new record and remove this one"
-            )
-    current = store.get(sid, record_id)
-    data = {**current.model_dump(exclude_none=True), **decode_json_text(current.kind, fields)}
-    record, _ = build(current.kind, base={k: v for k, v in data.items() if v is not None}, where="fields")
-    sha = store.put(sid, record, action="edit", source=source)
-    changed = sorted(k for k in fields if plain(getattr(current, k, None)) != plain(getattr(record, k, None)))
-    return {"commit": sha, "session": sid, "changed": changed, "record": compact(plain(record))}
+    found = store.find_path(sid, record_id)
+    if found is not None:  # JSON text in a list or mapping field, read by the record's kind
+        fields = decode_json_text(found.parent.name, fields)
+    change = update(store, sid, record_id, fields, source, where="fields")
+    return {
+        "commit": change.commit,
+        "session": sid,
+        "changed": _changed(change.before, change.after, list(fields)),
+        "record": compact(plain(change.after)),
+    }
 
 
-def remove_record(store: Store, session: str | None, record_id: str, source: str | None) -> dict[str, Any]:
-    """Delete a record in one commit; refused while other records link to it."""
-    from statedump.core.clock import fixed
-    from statedump.core.store.store import commit_message
+def remove_record(store: Store, session: str | None, record_id: str, force: bool, source: str | None) -> dict[str, Any]:
+    """Delete a record in one commit (`services.changes.remove`); refused while other records
+    link to it, unless `force` removes those links in the same commit."""
+    from statedump.services.changes import remove
 
     sid = store.pick_session(session)
-    with store.lock():
-        target = store.get(sid, record_id)
-        linking = [(rel, r.id) for rel, r in store.load(sid).linking_to(record_id) if r.id != record_id]
-        if linking:
-            named = ", ".join(f"{rid} ({rel})" for rel, rid in linking[:5])
-            raise BadInput(f"other records link to it: {named}", where=record_id, hint="remove those links with `update_record` first")
-        path = store.record_path(sid, target.kind, target.id)
-        sha = store.commit_files({path: None}, commit_message("remove", target, sid, source), fixed())
-    return {"commit": sha, "session": sid, "removed": {"id": target.id, "kind": target.kind, "title": target.title}}
+    change = remove(store, sid, record_id, force=force, source=source)
+    assert change.before is not None
+    gone = change.before
+    return {
+        "commit": change.commit,
+        "session": sid,
+        "removed": {"id": gone.id, "kind": gone.kind, "title": gone.title},
+        "unlinked": change.also,
+    }
 
 
 def register(app: MCPServer[Any], store: Store) -> None:
@@ -150,7 +154,7 @@ def register(app: MCPServer[Any], store: Store) -> None:
     @tool_errors
     def update(
         id: IdArg,
-        fields: Annotated[dict[str, Any], Field(description="Fields to change and their new values (null clears one); id and kind stay.")],
+        fields: Annotated[dict[str, Any], Field(description="Fields to change and their new values (null clears one); the id stays.")],
         source: SourceArg = None,
         session: SessionArg = None,
     ) -> dict[str, Any]:
@@ -160,10 +164,15 @@ def register(app: MCPServer[Any], store: Store) -> None:
 
     @app.tool(name="remove_record", annotations=REMOVE, structured_output=False)
     @tool_errors
-    def remove(id: IdArg, source: SourceArg = None, session: SessionArg = None) -> dict[str, Any]:
-        """Delete a record recorded by mistake, in one commit (history keeps it). Refused while
-        other records link to it; to replace a record, add the new one and set this one's status."""
-        return remove_record(store, session, id, source)
+    def remove(
+        id: IdArg,
+        force: Annotated[bool, Field(description="Also remove other records' links to it (else refused while they link).")] = False,
+        source: SourceArg = None,
+        session: SessionArg = None,
+    ) -> dict[str, Any]:
+        """Delete a record recorded by mistake, in one commit (history keeps it). To replace a
+        record, add the new one and set this one's status instead."""
+        return remove_record(store, session, id, force, source)
 
     @app.tool(annotations=WRITE, structured_output=False)
     @tool_errors

@@ -42,10 +42,11 @@ def summary(record: Any) -> dict[str, Any]:
 
 def change_status(store: Store, session: str | None, record_id: str, new_status: str, source: str | None) -> dict[str, Any]:
     """Move a record to another status of its kind's closed set, as `statedump status` does."""
-    from statedump.services.records import set_status
+    from statedump.services.changes import set_status
 
-    current, record, sha = set_status(store, store.pick_session(session), record_id, new_status, source)
-    return {"id": record.id, "kind": record.kind, "from": current.status, "to": new_status, "commit": sha}
+    change = set_status(store, store.pick_session(session), record_id, new_status, source)
+    assert change.before is not None and change.after is not None
+    return {"id": change.after.id, "kind": change.after.kind, "from": change.before.status, "to": new_status, "commit": change.commit}
 
 
 def register(app: MCPServer[Any], store: Store) -> None:

@@ -221,8 +221,8 @@ def test_update_and_remove(store: Store) -> None:
         out["bad"] = await c.call_tool("update_record", {"id": "c-1024", "fields": {"concurrency": "many"}})
         out["id"] = await c.call_tool("update_record", {"id": "c-1024", "fields": {"id": "other"}})
         out["linked"] = await c.call_tool("remove_record", {"id": "c-1024"})
+        out["gone"] = await c.call_tool("remove_record", {"id": "c-1024", "force": True})
         out["gone_task"] = await c.call_tool("remove_record", {"id": "re-run-at-c-1024", "source": "added twice"})
-        out["gone"] = await c.call_tool("remove_record", {"id": "c-1024"})
         return out
 
     got = call(store, steps)
@@ -231,13 +231,19 @@ def test_update_and_remove(store: Store) -> None:
     assert got["same"].structured_content["commit"] is None and got["same"].structured_content["changed"] == []
     assert got["cleared"].structured_content["changed"] == ["concurrency"]
     assert got["bad"].is_error and "field 'concurrency'" in text(got["bad"])
-    assert got["id"].is_error and "fields.id" in text(got["id"])
-    assert got["linked"].is_error and "re-run-at-c-1024 (relates_to)" in text(got["linked"])
-    assert not got["gone_task"].is_error and not got["gone"].is_error, text(got["gone"])
+    assert got["id"].is_error and "an edit cannot change the id" in text(got["id"])
+    linked = text(got["linked"])
+    assert got["linked"].is_error and "re-run-at-c-1024 (relates_to)" in linked and "give `force: true`" in linked
+    assert not got["gone"].is_error and not got["gone_task"].is_error, text(got["gone"])
+    assert got["gone"].structured_content["unlinked"] == ["re-run-at-c-1024"]
     assert not (store.root / "sessions/s1/benchmark/c-1024.yaml").exists()
+    # One commit removed the benchmark and the task's link to it.
     removed = got["gone"].structured_content["commit"]
-    assert git(store.root, "show", "--name-status", "--format=", removed).split() == ["D", "sessions/s1/benchmark/c-1024.yaml"]
+    assert sorted(git(store.root, "show", "--name-status", "--format=", removed).split()) == sorted(
+        ["D", "sessions/s1/benchmark/c-1024.yaml", "M", "sessions/s1/task/re-run-at-c-1024.yaml"]
+    )
     assert "Statedump-Source: added twice" in git(store.root, "log", "-1", "--format=%B", got["gone_task"].structured_content["commit"])
+    assert not (store.root / "sessions/s1/task/re-run-at-c-1024.yaml").exists()
 
 
 def test_records_status_lists_and_next_steps(store: Store) -> None:
