@@ -8,7 +8,7 @@ import re
 
 import click
 
-from statedump.core.render.candidates import did_you_mean
+from statedump.core.render.candidates import did_you_mean, nearest
 
 # click words a bad choice as `'tsk' is not one of 'task', 'goal'.` (8.x) or `'tsk' is not 'task'.`
 _BAD_CHOICE = re.compile(r"'([^']*)' is not (?:one of )?'")
@@ -23,8 +23,10 @@ def usage_line(err: click.UsageError) -> str:
     if param is not None and isinstance(param.type, click.Choice) and (found := _BAD_CHOICE.search(message)):
         # The whole list of kinds or formats is long: the nearest one says enough, the help the rest.
         label = param.opts[0] if isinstance(param, click.Option) else (getattr(param, "metavar", None) or param.name or "value").upper()
-        hint = did_you_mean(found.group(1), [str(c) for c in param.type.choices])
-        message = f"{label} {found.group(1)!r} is not valid" + (f": {hint}" if hint else "")
+        choices = [str(c) for c in param.type.choices]
+        listed = ", ".join(choices) if len(choices) <= 12 else nearest(found.group(1), choices)
+        hint = did_you_mean(found.group(1), choices) or f"use one of: {listed}"
+        message = f"{label} {found.group(1)!r} is not valid: {hint}"
     return f"{command}: {message} (see `{command} --help`)"
 
 

@@ -191,7 +191,11 @@ def test_help_lists_the_formats(cli: Cli) -> None:
     for fmt in FORMATS:
         assert fmt in r.stdout
     r = cli("import", "pdf", "x")
-    assert r.exit_code == 2 and "Invalid value for 'FORMAT'" in r.stderr
+    assert (
+        r.exit_code == 2
+        and r.stderr.startswith("statedump import: FORMAT 'pdf' is not valid: use one of: ")
+        and len(r.stderr.splitlines()) == 1
+    )
 
 
 def _run_import(store: Store, stderr_tty: bool) -> str:

@@ -11,10 +11,26 @@ from helpers import Cli, snapshot
 CASES = [
     (["rendr"], "statedump: no such command 'rendr': did you mean 'render'? (see `statedump --help`)"),
     (["add", "tsk", "--title", "x"], "statedump add: KIND 'tsk' is not valid: did you mean 'task'? (see `statedump add --help`)"),
-    (["list", "--kind", "decison"], "statedump list: --kind 'decison' is not valid: did you mean 'decision'? (see `statedump list --help`)"),
-    (["render", "--format", "termnal"], "statedump render: --format 'termnal' is not valid: did you mean 'terminal'? (see `statedump render --help`)"),
-    (["import", "claude", "x.jsonl"], "statedump import: FORMAT 'claude' is not valid: did you mean 'claude-code'? (see `statedump import --help`)"),
-    (["render", "--formt", "markdown"], "statedump render: No such option '--formt' (Did you mean one of: '--format', '--out'?) (see `statedump render --help`)"),
+    (
+        ["list", "--kind", "zzzz"],
+        "statedump list: --kind 'zzzz' is not valid: use one of: goal, instruction, discovery, compat, benchmark, decision, task, command, component, file, reference (see `statedump list --help`)",
+    ),
+    (
+        ["list", "--kind", "decison"],
+        "statedump list: --kind 'decison' is not valid: did you mean 'decision'? (see `statedump list --help`)",
+    ),
+    (
+        ["render", "--format", "termnal"],
+        "statedump render: --format 'termnal' is not valid: did you mean 'terminal'? (see `statedump render --help`)",
+    ),
+    (
+        ["import", "claude", "x.jsonl"],
+        "statedump import: FORMAT 'claude' is not valid: did you mean 'claude-code'? (see `statedump import --help`)",
+    ),
+    (
+        ["render", "--formt", "markdown"],
+        "statedump render: No such option '--formt' (Did you mean one of: '--format', '--out'?) (see `statedump render --help`)",
+    ),
     (["show"], "statedump show: Missing argument 'RECORD_ID' (see `statedump show --help`)"),
     (
         ["status", "bf16-kv-cache", "acceptd"],

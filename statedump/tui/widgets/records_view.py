@@ -35,7 +35,7 @@ class RecordsView(SessionView):
         Binding("s", "pick_status", "Status"),
         Binding("x", "clear_filters", "Clear"),
         Binding("l", "links", "Links"),
-        Binding("c", "change_status", "Set status"),
+        Binding("c", "change_status", "Set status", show=False),  # in the `?` panel; the footer is full at 80 columns
         # From the filters: back to the table; after following links: back to the record
         # you came from; else the screen's Escape (back to the sessions list).
         Binding("escape", "escape", "Back", show=False),
