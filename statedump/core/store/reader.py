@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from statedump.core.errors import StatedumpError
-from statedump.core.layout import RecordRef, is_record_name, session_path
+from statedump.core.errors import BadInput, StatedumpError
+from statedump.core.layout import SESSION_FILE, SESSIONS, RecordRef, is_record_name, session_path
 from statedump.models.ids import KIND_NAMES
 
 if TYPE_CHECKING:
@@ -31,11 +31,43 @@ def parse_record(data: bytes, rel: str) -> RecordBase:
     return record
 
 
+def confined(root: Path, path: Path) -> Path:
+    """`path` when it stays inside the store `root` once every symbolic link on the way is
+    followed; else one error naming it. A cloned store can hold a link planted to any file
+    (`~/.ssh/id_rsa`, `/etc/passwd`): reading through it would show that file, and writing
+    through it would replace it, or commit its contents for `sync` to push."""
+    top = os.path.realpath(root)
+    real = os.path.realpath(path)
+    if real == top or real.startswith(top.rstrip(os.sep) + os.sep):
+        return path
+    try:
+        rel: str | Path = path.relative_to(root)
+    except ValueError:
+        rel = path
+    raise BadInput(
+        "is a symbolic link (or lies under one) that leads out of the store; statedump never reads or writes through it",
+        where=rel,
+        hint="remove the link, or put the file itself in its place",
+    )
+
+
+def confine_session(root: Path, session: str) -> None:
+    """Refuse a session whose folder, `session.yaml` or kind folders lead out of the store."""
+    base = root / session_path(session)
+    for path in (root / SESSIONS, base, base / SESSION_FILE, *(base / kind for kind in KIND_NAMES)):
+        confined(root, path)
+
+
 def scan_records(root: Path, session: str) -> Iterator[tuple[str, os.DirEntry[str]]]:
     """(repository path, directory entry) of every record file of a session in the work tree,
-    kind by kind and by name, so that errors and caches come in a stable order."""
+    kind by kind and by name, so that errors and caches come in a stable order. A session
+    that leads out of the store through a symbolic link is refused (see `confined`)."""
+    confine_session(root, session)
     base = session_path(session)
-    return scan_folder(root / base, base)
+    for rel, entry in scan_folder(root / base, base):
+        if entry.is_symlink():
+            confined(root, Path(entry.path))
+        yield rel, entry
 
 
 def scan_folder(folder: Path, base: str) -> Iterator[tuple[str, os.DirEntry[str]]]:

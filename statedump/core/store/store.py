@@ -27,7 +27,7 @@ from statedump.core.render.candidates import did_you_mean
 from statedump.core.store.files import write_atomic
 from statedump.core.store.journal import write_journal
 from statedump.core.store.lock import store_lock
-from statedump.core.store.reader import parse_record, read_bytes, scan_records
+from statedump.core.store.reader import confine_session, confined, parse_record, read_bytes, scan_records
 from statedump.models.ids import KIND_NAMES as KINDS
 from statedump.models.ids import with_suffix
 
@@ -163,6 +163,7 @@ class Store:
 
         path = self.session_dir(session) / SESSION_FILE
         if rev is None:
+            confine_session(self.root, session)
             return codec.load_session(path.read_bytes(), self.rel(path))
         data = dict(self.git.tree_files(rev, self.rel(path)))
         if not data:
@@ -198,6 +199,7 @@ class Store:
 
             if not (self.session_dir(session) / SESSION_FILE).is_file():
                 self.load_session(session)  # the same error as without the cache
+            confine_session(self.root, session)
             return SessionState(*load_state(self.root, session))
         meta = self.load_session(session, rev)
         return SessionState(meta, self.parse_files(self.record_files(session, rev)))
@@ -212,7 +214,7 @@ class Store:
                 where=record_id,
                 hint=f"{near} `statedump list` shows the ids" if near else "`statedump list` shows the ids",
             )
-        return parse_record(path.read_bytes(), self.rel(path))
+        return parse_record(confined(self.root, path).read_bytes(), self.rel(path))
 
     def find_path(self, session: str, record_id: str) -> Path | None:
         """The record's file in whichever kind folder holds it."""
@@ -276,7 +278,10 @@ class Store:
 
         # Commit messages carry titles and sources given on the command line: never secrets.
         message = redact_text(message)
-        backups = {p: (p.read_bytes() if p.exists() else None) for p in files}
+        files = list(files)
+        for folder in {p.parent for p in files}:
+            confined(self.root, folder)  # never written through a link that leads out of the store
+        backups = {confined(self.root, p) if p.is_symlink() else p: (p.read_bytes() if p.exists() else None) for p in files}
         paths = [self.rel(p) for p in backups]
         # What each file held before (not HEAD): a repair puts an uncommitted hand edit back.
         before = {self.rel(p): data for p, data in backups.items()}
@@ -308,8 +313,9 @@ class Store:
         """Write `session.yaml` for a new session and commit it."""
         from statedump.core import codec
         from statedump.core.redact import redact_model
+        from statedump.core.store.fit import fit_session
 
-        session = redact_model(session)
+        session = fit_session(redact_model(session))
         path = self.session_dir(session.id) / SESSION_FILE
         with self.lock():
             if path.exists():
@@ -321,9 +327,10 @@ class Store:
         """Rewrite `session.yaml` and commit it; None when nothing changed."""
         from statedump.core import codec
         from statedump.core.redact import redact_model
+        from statedump.core.store.fit import fit_session
 
         path = self.session_dir(session.id) / SESSION_FILE
-        data = codec.dump_session(redact_model(session)).encode()
+        data = codec.dump_session(fit_session(redact_model(session))).encode()
         with self.lock():
             if not path.is_file():
                 raise NotFound(f"no session {session.id!r}", where="-s", hint="`statedump sessions` lists them")
@@ -362,8 +369,9 @@ class Store:
         instead of an error (for ids statedump made up from a title)."""
         from statedump.core import codec
         from statedump.core.redact import redact_model
+        from statedump.core.store.fit import fit_record
 
-        record = redact_model(record)
+        record = fit_record(redact_model(record))
         if not (self.session_dir(session) / SESSION_FILE).is_file():
             raise NotFound(f"no session {session!r}", where="-s", hint="`statedump sessions` lists them")
         with self.lock():
@@ -440,8 +448,9 @@ class Store:
         read what they change hold `lock()` around the read and this call."""
         from statedump.core import codec
         from statedump.core.redact import redact_model
+        from statedump.core.store.fit import fit_record
 
-        records = [redact_model(r) for r in records]
+        records = [fit_record(redact_model(r)) for r in records]
         written = {r.id for r in records}
         with self.lock():
             for record in records:
