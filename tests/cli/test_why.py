@@ -203,7 +203,7 @@ def test_a_decision_its_command_contradicts_needs_review(demo_copy: Path) -> Non
     import yaml
 
     command = yaml.safe_load(text)["text"].replace("--kv-cache-dtype bf16", "--kv-cache-dtype fp8_e4m3")
-    assert runner.invoke(main, ["edit", "launch-server", "--field", f"text={command!r}"], env=env).exit_code == 0
+    assert runner.invoke(main, ["edit", "launch-server", "--field", f"text={command}"], env=env).exit_code == 0
     why = runner.invoke(main, ["why", "kv-cache-dtype"], env=env)
     assert "enforcement-contradicted" in why.output
     assert "No review needed" not in why.output
