@@ -26,6 +26,10 @@ def _input(case: dict[str, Any], tmp_path: Path) -> Path | None:
                 fh.write(chunk)
             fh.write(b"\n")
         return path
+    if case.get("generate") == "deep-json":  # an opencode export nested 100,000 deep
+        path = tmp_path / "deep.json"
+        path.write_text('{"info": {"id": "x"}, "messages": [' + "[" * 100_000 + "]" * 100_000 + "]}")
+        return path
     if "file" in case:
         return (CORPUS / "files" / case["file"]).resolve()
     return None

@@ -56,7 +56,8 @@ def test_its_own_temp_files_are_cleaned(store: Store) -> None:
     scratch.mkdir(exist_ok=True)
     dead = scratch / f".records-s1.pickle.{_dead_pid()}.tmp"
     live = scratch / f".records-s1.pickle.{os.getpid()}.tmp"  # a reader writing its cache right now
-    left = [dead, scratch / "sync.index", scratch / "sync-rename.index", store.root / ".git" / "statedump-sync.attributes"]
+    left = [dead, scratch / "sync.index", scratch / "sync.index.lock", scratch / "sync-rename.index"]
+    left.append(store.root / ".git" / "statedump-sync.attributes")  # what sync before this version left
     for path in [*left, live]:
         path.write_bytes(b"x")
     r = _doctor(store)

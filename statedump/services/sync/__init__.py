@@ -172,8 +172,15 @@ def _failure(err: CommandFailed, store: Store) -> GitFailed:
     """git's failure in one line: the line that says why (a lock git could not take names
     its file, and `doctor` clears one nobody holds)."""
     reason = next((line for line in err.lines if "Unable to create" in line and ".lock" in line), err.last)
-    locked = reason is not err.last
-    hint = "if no git is running, `statedump doctor --repair` removes a lock left by a crash" if locked else None
+    hint = None
+    if reason is not err.last:
+        lock = reason.split("'")[1] if reason.count("'") >= 2 else ""
+        here = lock.startswith(str(store.git.git_dir))
+        hint = (
+            "if no git is running, `statedump doctor --repair` removes a lock left by a crash"
+            if here
+            else "the lock is in the remote's repository (a push there was cut off): if no push is running, remove it there"
+        )
     return GitFailed(f"git failed: {reason}", where=store.root, hint=hint)
 
 

@@ -17,6 +17,7 @@ import os
 from dataclasses import dataclass
 
 from statedump.core.errors import StatedumpError, Unmerged
+from statedump.core.git.errors import CommandFailed
 from statedump.core.git.gateway import Git
 from statedump.core.layout import SESSIONS
 from statedump.core.store.files import write_atomic
@@ -82,7 +83,11 @@ def finish(store: Store, old: str, new: str) -> None:
     git = store.git
     journal = scratch_dir(git) / JOURNAL
     write_atomic(journal, json.dumps({"from": old, "to": new, "pid": os.getpid()}).encode(), make_dirs=False)
-    git.reset_keep(new)
+    try:
+        git.reset_keep(new)
+    except CommandFailed:
+        journal.unlink(missing_ok=True)  # refused before it changed anything (a file in the way)
+        raise
     journal.unlink(missing_ok=True)
 
 
