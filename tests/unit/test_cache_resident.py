@@ -72,3 +72,27 @@ def test_files_too_recent_for_the_cache_are_compared_by_their_bytes(tmp_path: Pa
     path.write_text("title: [unclosed\n")
     with pytest.raises(StatedumpError, match=str(path.name)):
         parsecache.load_state(built.root, built.session)
+
+
+def test_a_file_that_settles_is_neither_parsed_nor_rewritten_into_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    built = generate.build_store(tmp_path / "s", 12)
+    monkeypatch.setattr(parsecache, "RACY_NS", 0)
+    parsecache.load_state(built.root, built.session)  # everything cached
+    path = next((built.root / "sessions" / built.session / "task").glob("*.yaml"))
+    path.write_text(re.sub(r"^title: .*$", "title: Written a moment ago", path.read_text(), count=1, flags=re.M))
+    monkeypatch.setattr(parsecache, "RACY_NS", 10**18)  # ... so it is too recent for the cache
+    parses: list[str] = []
+    writes: list[int] = []
+    real_parse, real_write = parsecache.parse_record, parsecache._write
+    monkeypatch.setattr(parsecache, "parse_record", lambda data, rel: parses.append(rel) or real_parse(data, rel))
+    monkeypatch.setattr(parsecache, "_write", lambda p, e: writes.append(1) or real_write(p, e))
+    assert any(r.title == "Written a moment ago" for r in parsecache.load_state(built.root, built.session)[1])
+    assert len(parses) == 1
+    monkeypatch.setattr(parsecache, "RACY_NS", 0)  # it has settled
+    writes.clear()  # (the first read dropped the file's stale entry from the cache file)
+    assert any(r.title == "Written a moment ago" for r in parsecache.load_state(built.root, built.session)[1])
+    assert len(parses) == 1 and writes == []
+    # A new process, without this one's memory, parses it and caches it.
+    parsecache._RECENT.clear()
+    assert any(r.title == "Written a moment ago" for r in parsecache.load_state(built.root, built.session)[1])
+    assert writes == [1]

@@ -202,8 +202,9 @@ def _write(path: Path, entries: _Entries) -> None:
 _RECENT: dict[str, tuple[bytes, RecordBase]] = {}
 """Records of files too recent for the cache (see RACY_NS), with the bytes each was parsed from.
 A resident process reads the session on every call, and the files it wrote a moment ago are
-all too recent: their bytes are compared (a read, no parse) instead of parsed again. Bytes,
-not stat, so this holds where the stat-keyed cache could not trust a file."""
+all too recent: their bytes are compared (a read, no parse) instead of parsed again, then and
+after they settle. Bytes, not stat, so this holds where the stat-keyed cache could not trust
+a file."""
 
 
 def _recent(rel: str, path: str) -> RecordBase:
@@ -259,9 +260,12 @@ def load_state(root: Path, session: str) -> tuple[Session, list[RecordBase]]:
         found.append(cached(rel, st, KINDS[rel.rsplit("/", 2)[1]]))
         if found[-1] is not None:
             continue
-        if max(st.st_mtime_ns, st.st_ctime_ns) < settled:
+        if entry.path not in _RECENT and max(st.st_mtime_ns, st.st_ctime_ns) < settled:
             misses.append((len(found) - 1, rel, entry.path, st))
             continue
+        # Too recent to cache, or parsed here while it was: compared by its bytes. A file that
+        # settled since is not written into the cache file by this process (a rewrite of the
+        # whole cache per add); the next process that parses it does.
         try:
             found[-1] = _recent(rel, entry.path)
         except StatedumpError as err:
