@@ -49,6 +49,9 @@ TAIL = 64 * 1024
 
 _VERSION = 2
 
+_WHOLE = 8 << 20
+"""Above this many bytes read, an import that parsed more than half of them keeps none to replay."""
+
 
 @dataclass(frozen=True)
 class _State:
@@ -159,9 +162,15 @@ def import_incremental(
     if not dry_run:
         # Only now that the records are committed: a state ahead of the store would lose them.
         if resume.used:
-            _save(where, path, report.session, size, resume.end, resume.end_lines, tail, resume.kept, digests, resume.others)
+            kept = resume.kept
+            if kept is not None and resume.end > _WHOLE and sum(len(raw) for _, raw in kept) > resume.end // 2:
+                # A reader that parses most of a big file (Codex's) would replay most of it: a
+                # whole read costs the same, without a second copy of the file under .git.
+                kept = None
+            _save(where, path, report.session, size, resume.end, resume.end_lines, tail, kept, digests, resume.others)
         else:  # read whole each time it changes; the state only tells it unchanged
-            _save(where, path, report.session, size, size, 0, tail, None, digests, resume.others)
+            # (What it read instead, the decompressed copy, is gone: it is no file to follow.)
+            _save(where, path, report.session, size, size, 0, tail, None, digests, {})
     return report
 
 
@@ -271,9 +280,3 @@ def _save(
     # header or its body does not parse, or the tail does not match), and the file is read whole.
     with contextlib.suppress(OSError):
         write_atomic(where, data, durable=False)
-
-
-def forget(store: Store, fmt: str, path: Path, session: str | None = None) -> None:
-    """Drop the state of a transcript: its next import reads it whole."""
-    with contextlib.suppress(OSError):
-        state_path(store, fmt, path, session).unlink()
