@@ -160,3 +160,14 @@ def test_a_refused_write_keeps_the_file_and_the_reason() -> None:
     assert f.path == "/repo/CLAUDE.md" and f.body == "not written: the call failed"
     (d,) = of(p, Discovery)
     assert d.title == "Permission denied" and d.category == "risk" and d.links.relates_to == [f.id]
+
+
+def test_a_report_is_kept_whole_but_a_pleasantry_or_a_remark_is_none() -> None:
+    from statedump.services.ingest.reports import report
+
+    p = plan()
+    assert report(p, "You're welcome! Let me know if you need anything else.\nHappy to help.", "u1", None, tags=["t"]) is None
+    assert report(p, "Done.", "u2", None, tags=["t"]) is None
+    long = "Round 2 done.\n\n**Commit SHA:** `9877e045709794be3d0377907b64ad8d16ce7a5e` on branch `alice/research-plan-mode`."
+    kept = report(p, long, "u3", None, tags=["t"])
+    assert kept is not None and kept.title == "Round 2 done." and kept.body == long and "report" in kept.tags

@@ -2,10 +2,11 @@
 that started it. A report says what was found and done ("The directory is empty", "Commit
 SHA: 9877e04…", "Next.js 15.5.2, upgraded from v14"): it is kept whole as a discovery, so
 nothing in it is lost, and titled by its first line. A short reply ("Done.", "Waiting for
-their replies") is no report."""
+their replies") is no report, nor is an answer to the person's thanks ("You're welcome! …")."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from statedump.models import Discovery, Links
@@ -16,10 +17,18 @@ _MIN = 200
 _MAX = 6000
 
 
+_PLEASANTRY = re.compile(
+    r"^\W*(?:you're welcome|you are welcome|glad|happy to help|no problem|anytime|my pleasure|thanks|thank you)\b", re.I
+)
+"""A reply to the person's thanks: chit-chat, however long, unless it goes on to say more."""
+
+
 def is_report(text: str) -> bool:
-    """Whether a closing reply says enough to keep."""
+    """Whether a closing reply says enough to keep (and is no pleasantry)."""
     said = text.strip()
     lines = [line for line in said.splitlines() if line.strip()]
+    if _PLEASANTRY.match(said) and len(said) < 400:
+        return False
     return len(said) >= _MIN or (len(lines) >= 2 and len(said) >= 80)
 
 
