@@ -100,7 +100,7 @@ def test_a_full_disk_is_one_line_and_leaves_nothing_behind(small_disk: Path, tmp
         ["session", "new", "s2", "--title", "Another session"],
     ):
         err = _one_line(_run(st.root, *args))
-        assert "disk is full" in err, (args, err)
+        assert "disk is full" in err and str(st.root) in err, (args, err)  # names what could not be written
         assert _snapshot(st.root) == before, args
         assert _leftovers(st.root) == [], args
         assert not (st.root / "sessions/s2").exists()

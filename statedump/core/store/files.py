@@ -31,9 +31,11 @@ def write_atomic(path: Path, data: bytes, *, durable: bool = True, make_dirs: bo
         finally:
             os.close(fd)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(err, OSError) and err.filename is None:
+            err.filename = str(path)  # a failed write(2) names no file: the error line should
         raise
 
 

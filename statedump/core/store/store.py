@@ -296,7 +296,6 @@ class Store:
             try:
                 if old is None:
                     path.unlink(missing_ok=True)
-                    _drop_empty_folders(path.parent, self.root / SESSIONS)  # `session new` refused: no empty folder left
                 elif not path.is_file() or path.read_bytes() != old:
                     write_atomic(path, old)
             except OSError:
@@ -321,7 +320,13 @@ class Store:
             if path.exists():
                 raise StatedumpError(f"session {session.id!r} already exists", where=self.rel(path))
             msg = commit_message("new", None, session.id, None, f"session: new {session.id}")
-            return self.commit_files({path: codec.dump_session(session).encode()}, msg, when or fixed())
+            made = not path.parent.exists()
+            try:
+                return self.commit_files({path: codec.dump_session(session).encode()}, msg, when or fixed())
+            except BaseException:
+                if made:  # refused (by git, a full disk): no empty session folder left behind
+                    _drop_empty_folders(path.parent, self.root / SESSIONS)
+                raise
 
     def update_session(self, session: Session, *, action: str = "edit", source: str | None = None) -> str | None:
         """Rewrite `session.yaml` and commit it; None when nothing changed."""
