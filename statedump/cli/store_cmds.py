@@ -93,9 +93,6 @@ def session_new(
     click.echo(f"session {session_id} started ({sha[:10]})")
 
 
-_SESSION_FIELDS = ("title", "model", "hardware", "agent", "repo", "branch", "body")
-
-
 @session.command("edit")
 @click.option("--title", help="New title.")
 @click.option("--model", help="The model being deployed or tuned.")

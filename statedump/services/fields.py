@@ -16,6 +16,7 @@ an MCP client gives JSON (where `"tp": 2` is a number). The model's field types 
 
 from __future__ import annotations
 
+import re
 import types
 import typing
 from dataclasses import dataclass
@@ -56,6 +57,7 @@ class Shape:
 
 
 ANY = Shape("any")
+_YAML_SPECIAL = re.compile(r"^([-+]?)\.(inf|nan)$", re.IGNORECASE)
 
 
 def shape_of(annotation: Any) -> Shape:
@@ -177,7 +179,10 @@ def from_text(model: type[BaseModel], key: str, raw: str, where: str | None = No
     shape = path_shape(model, key.split("."))
     where = where or f"--field {key}"
     if not shape.structured:
-        return raw if shape.kind == "text" else raw.strip()
+        if shape.kind == "text":
+            return raw
+        # YAML's spelling of infinity and NaN (`.inf`, as files and `show` write them) is a number too.
+        return _YAML_SPECIAL.sub(r"\1\2", raw.strip())
     if raw.startswith("@"):
         path = Path(raw[1:]).expanduser()
         if not path.is_file():
