@@ -149,7 +149,8 @@ def _indent(raw: bytes) -> int | str:
     return 2
 
 
-def _container(data: dict[str, Any], key: str, kind: type, where: Path) -> Any:
+def container(data: dict[str, Any], key: str, kind: type, where: Path) -> Any:
+    """`data[key]`, made an empty object or array when missing; one clear error when it is something else."""
     value = data.setdefault(key, kind())
     if not isinstance(value, kind):
         raise StatedumpError(f"`{key}` is not a JSON {'object' if kind is dict else 'array'}", where=where, hint="fix it, then run again")
@@ -162,13 +163,13 @@ def _is_ours(handler: Any) -> bool:
 
 def add_hooks(doc: Document, agent: str, specs: tuple[HookSpec, ...], wiring: Wiring) -> None:
     """Put statedump's hooks in `doc` (replacing any earlier ones of ours, in their place)."""
-    hooks = _container(doc.data, "hooks", dict, doc.path)
+    hooks = container(doc.data, "hooks", dict, doc.path)
     wanted = {s.event for s in specs}
     for event in list(hooks):
         if event not in wanted and isinstance(hooks[event], list):
             _drop_ours(hooks, event)  # the guard turned off: its hook goes
     for spec in specs:
-        groups = _container(hooks, spec.event, list, doc.path)
+        groups = container(hooks, spec.event, list, doc.path)
         handler = {"type": "command", "command": wiring.hook_command(agent, spec.event), "timeout": spec.timeout}
         group: dict[str, Any] = {"matcher": spec.matcher} if spec.matcher is not None else {}
         group["hooks"] = [handler]

@@ -9,7 +9,7 @@ Formats implemented (checked late 2026, see docs/agents.md for the sources):
   `additionalContext` for context the model reads, `systemMessage` for the user.
 - Codex (codex-rs/hooks `*.command.input/output.schema.json`): the same wire shape, but a
   PreToolUse answer may not say `ask` (nor `allow` without `updatedInput`): ask becomes deny.
-- opencode: our own plugin (`configs.OPENCODE_PLUGIN`) sends the same input fields and reads
+- opencode: our own plugin (`opencode_plugin.js`, written by `configs.plugin_text`) sends the same input fields and reads
   `{"decision": "deny|ask|warn", "reason": ...}` back, or plain text for compaction context.
 
 Every event answers within the agent's budget: the guard from a precomputed file, capture by

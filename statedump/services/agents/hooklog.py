@@ -85,10 +85,6 @@ def failures(folder: Path, limit: int = 5) -> list[str]:
     return lines[-limit:]
 
 
-def seconds_since(moment: datetime) -> float:
-    return time.time() - moment.timestamp()
-
-
 def clear(folder: Path) -> int:
     """Empty the hook log (after `statedump doctor --repair` has shown it); returns the lines it held."""
     try:

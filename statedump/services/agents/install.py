@@ -160,7 +160,7 @@ def _mcp_key(agent: str) -> str:
 
 def _install_mcp_json(agent: str, path: Path, wiring: Wiring) -> Change:
     doc = Document.read(path)
-    servers = configs._container(doc.data, _mcp_key(agent), dict, path)
+    servers = configs.container(doc.data, _mcp_key(agent), dict, path)
     current = servers.get(SERVER)
     if current is not None and not configs.is_our_server(agent, current):
         return Change(path, "kept", f"an MCP server named {SERVER!r} is already there and is not statedump's: left as it is")
