@@ -74,7 +74,8 @@ CHANGES = [
     "mv launch launch-server",
     "rm launch-server",
     "rm bench --force --source 'msg 47'",
-    "add decision --title 'BF16 KV cache' --field choice=x",
+    "add task --title 'Re-run at 1024' --link relates_to:bf16-kv",
+    "add task --title 're-run  at 1024'",
     "list",
     "session edit --title 'Qwen3.5 on SM120' --hardware 'RTX PRO 6000' --source 'msg 48'",
     "session close",
@@ -85,9 +86,9 @@ CHANGES = [
 def test_change_everything_one_commit_each(cli: Cli) -> None:
     before = int(git(cli.root, "rev-list", "--count", "HEAD"))
     text = _transcript(cli, CHANGES)
-    # 4 adds, edit, status, supersede, mv, rm --force, session edit, session close: one commit each.
-    assert int(git(cli.root, "rev-list", "--count", "HEAD")) == before + 11, git(cli.root, "log", "--format=%s")
-    golden("cli-changes.txt", text + "\n$ git log\n" + _history(cli, 7), mask_shas=True)
+    # 5 adds, edit, status, supersede, mv, rm --force, session edit, session close: one commit each.
+    assert int(git(cli.root, "rev-list", "--count", "HEAD")) == before + 12, git(cli.root, "log", "--format=%s")
+    golden("cli-changes.txt", text + "\n$ git log\n" + _history(cli, 8), mask_shas=True)
     assert git(cli.root, "status", "--porcelain") == ""
 
 

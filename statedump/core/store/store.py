@@ -382,8 +382,6 @@ class Store:
         with self.lock():
             if check_links:
                 self._refuse_dangling(session, record, where)
-            if unique:
-                self._refuse_same_title(session, record)
             taken = self.find_path(session, record.id)
             if taken is not None:
                 if not unique:
@@ -394,6 +392,7 @@ class Store:
                     )
                 base, n = record.id, 2
                 while taken is not None:
+                    self._refuse_same_title(taken, record)
                     record = record.model_copy(update={"id": with_suffix(base, f"-{n}")})
                     taken = self.find_path(session, record.id)
                     n += 1
@@ -402,26 +401,23 @@ class Store:
             sha = self.commit_files({path: codec.dump_record(record).encode()}, msg, when or fixed())
         return record, sha
 
-    def _refuse_same_title(self, session: str, record: RecordBase) -> None:
-        # A record whose id is to be made up from its title, when the session already has a
-        # record of that kind with that title: almost always the same record added twice (a
-        # retried command, an agent that forgot), so it is refused with the id to edit
-        # instead. A different title that slugs to a taken id still gets a suffix.
+    def _refuse_same_title(self, taken: Path, record: RecordBase) -> None:
+        # The id made up from the title is taken (or its `-2`, `-3`, ...): when that record is
+        # of the same kind with the same title, this is almost always the same record added
+        # twice (a retried command, an agent that forgot), so it is refused with the id to
+        # edit instead. Another title that slugs the same still gets a suffix. Only the ids
+        # the title leads to are read: an add never reads the whole session.
+        existing = parse_record(taken.read_bytes(), self.rel(taken))
+
         def norm(title: str) -> str:
             return " ".join(title.split()).casefold()
 
-        from statedump.core.store.cache import load_state
-
-        wanted = norm(record.title)
-        # The records as the cache has them, unsorted: the order does not matter here, and
-        # sorting a session's records costs a resident server's add more than the check.
-        for existing in load_state(self.root, session)[1]:
-            if existing.kind == record.kind and norm(existing.title) == wanted:
-                raise StatedumpError(
-                    f"a {record.kind} titled {record.title!r} already exists: {existing.id}",
-                    where=f"{existing.kind}/{existing.id}",
-                    hint=f"change it with `statedump edit {existing.id}`, or pass --id to add another",
-                )
+        if existing.kind == record.kind and norm(existing.title) == norm(record.title):
+            raise StatedumpError(
+                f"a {record.kind} titled {record.title!r} already exists: {existing.id}",
+                where=f"{existing.kind}/{existing.id}",
+                hint=f"change it with `statedump edit {existing.id}`, or pass --id to add another",
+            )
 
     def put(self, session: str, record: RecordBase, *, action: str = "edit", source: str | None = None) -> str | None:
         """Replace an existing record (its kind may change); None when nothing changed.
