@@ -86,7 +86,10 @@ async def _chunks(fd: int) -> AsyncIterator[bytes]:
                 await anyio.wait_readable(fd)
             except OSError:  # epoll refuses regular files
                 pollable = False
-        chunk = os.read(fd, 1 << 16) if pollable else await anyio.to_thread.run_sync(os.read, fd, 1 << 16)
+        try:
+            chunk = os.read(fd, 1 << 16) if pollable else await anyio.to_thread.run_sync(os.read, fd, 1 << 16)
+        except OSError:  # the client's end is gone (EIO on a hung-up terminal): as at the end of input
+            return
         if not chunk:
             return
         yield chunk
@@ -112,7 +115,7 @@ async def _read(
             await to_server.send(SessionMessage(got))
 
 
-async def _write(fd: int, from_server: MemoryObjectReceiveStream[SessionMessage]) -> None:
+async def _write(fd: int, from_server: MemoryObjectReceiveStream[SessionMessage], stop: anyio.CancelScope) -> None:
     pollable = True
     async with from_server:
         async for item in from_server:
@@ -123,7 +126,13 @@ async def _write(fd: int, from_server: MemoryObjectReceiveStream[SessionMessage]
                         await anyio.wait_writable(fd)
                     except OSError:  # a regular file or a terminal that epoll refuses: plain writes
                         pollable = False
-                data = data[os.write(fd, data[:_CHUNK] if pollable else data) :]
+                try:
+                    data = data[os.write(fd, data[:_CHUNK] if pollable else data) :]
+                except OSError:
+                    # The client closed its end (a broken pipe): nobody reads answers any more,
+                    # so the server stops as it does when stdin closes, quietly, exit 0.
+                    stop.cancel()
+                    return
 
 
 async def serve(server: Any) -> None:
@@ -132,7 +141,7 @@ async def serve(server: Any) -> None:
     to_server, from_wire = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     to_wire, from_server = anyio.create_memory_object_stream[SessionMessage](0)
     async with anyio.create_task_group() as tg:
-        tg.start_soon(_write, wire_out, from_server)
+        tg.start_soon(_write, wire_out, from_server, tg.cancel_scope)
         tg.start_soon(_read, wire_in, to_server, to_wire.clone())
         async with to_wire:
             await server.run(from_wire, to_wire, server.create_initialization_options())

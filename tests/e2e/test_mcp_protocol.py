@@ -153,3 +153,27 @@ def test_a_session_of_the_wrong_type_is_refused_and_nothing_is_written(store: St
     assert "session: must be a session id (text), not 5" in got[1]["result"]["content"][0]["text"]
     assert snapshot(store.root) == before
     assert git(store.root, "rev-list", "--count", "HEAD") == commits
+
+
+def test_a_client_that_stops_reading_ends_the_server_quietly(store: Store) -> None:
+    # The agent's client died: its end of our stdout is closed while answers are due.
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "statedump", "mcp", "--store", str(store.root)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=server_env(),
+        cwd=store.root,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    calls = [json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/list"}) for n in range(50)]
+    proc.stdin.write(("\n".join([json.dumps(INIT), json.dumps(INITIALIZED), *calls]) + "\n").encode())
+    proc.stdin.flush()
+    try:
+        assert proc.wait(timeout=60) == 0  # it stops by itself, before stdin closes
+    finally:
+        proc.kill()
+        proc.stdin.close()
+    stderr = proc.stderr.read().decode()
+    assert "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr
