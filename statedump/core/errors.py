@@ -30,10 +30,15 @@ class StatedumpError(Exception):
         self.hint = hint
 
     def __str__(self) -> str:
+        from statedump.core.safetext import one_line
+
+        # The message quotes what it found (a YAML key, a `kind`, a file name), which can
+        # hold anything: the line is printed with no control character, line break or
+        # bidi override in it (see core/safetext.py).
         text = f"{self.where}: {self.message}" if self.where else self.message
         if self.hint:
             text += f" ({self.hint})"
-        return text
+        return one_line(text)
 
 
 class BadInput(StatedumpError):

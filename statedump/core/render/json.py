@@ -2,7 +2,8 @@
 
 JSON has no infinity, yet benchmark files carry one (an unbounded request rate: vLLM writes
 the string "inf", SGLang a bare `Infinity`). Non-finite numbers are written as the strings
-vLLM uses, "inf", "-inf" and "nan", so that every output parses with any JSON reader.
+vLLM uses, "inf", "-inf" and "nan", so that every output parses with any JSON reader. DEL,
+C1 controls and bidi overrides are written as `\\uXXXX` escapes (see core/safetext.py).
 Journals and schema files keep their own formats: they are files, not outputs.
 """
 
@@ -56,4 +57,8 @@ def plain(value: Any) -> Any:
 def to_json(value: Any, indent: int | None = 2) -> str:
     """`value` as JSON text, keys in their order, UTF-8 characters as they are; on one line
     when `indent` is None."""
-    return json.dumps(plain(value), indent=indent, ensure_ascii=False, allow_nan=False)
+    from statedump.core.safetext import json_escaped
+
+    # UTF-8 as it is, but DEL, C1 controls and bidi overrides as escapes: the output is read
+    # on terminals, and the same JSON value either way.
+    return json_escaped(json.dumps(plain(value), indent=indent, ensure_ascii=False, allow_nan=False))

@@ -12,6 +12,10 @@ import re
 import string
 import unicodedata
 
+from statedump.core.safetext import visible
+
+__all__ = ["Md", "bullets", "cell", "code", "fenced", "indent", "inline", "line", "link", "paragraphs", "table", "visible"]
+
 
 @functools.cache
 def _entity() -> re.Pattern[str]:
@@ -31,7 +35,6 @@ def _cells(text: str) -> int:
 
 _SPECIAL = re.compile(r"[\\*_\[\]<`&]|^(?:[#>+=-]|\d{1,9}[.)]|~~~)")
 _INLINE_SPECIAL = re.compile(r"[\\*_\[\]<`&]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def _ws(ch: str | None) -> bool:
@@ -75,23 +78,6 @@ def _brackets_to_escape(text: str, after: str | None) -> set[int]:
     if opened is not None:
         escape.add(opened)
     return escape
-
-
-def _picture(ch: str) -> str:
-    code = ord(ch)
-    if code < 0x20:
-        return chr(0x2400 + code)  # Unicode's control pictures: ESC shows as U+241B
-    if code == 0x7F:
-        return "\u2421"
-    return "\ufffd"
-
-
-def visible(text: str) -> str:
-    """Control characters (ANSI escapes among them) shown as visible symbols, never sent raw.
-
-    Unicode's control pictures (`␛` for ESC) carry no Markdown or terminal meaning.
-    """
-    return _CONTROL.sub(lambda m: _picture(m.group(0)), text)
 
 
 def _escape_line_start(text: str, after: str | None) -> str:
@@ -257,7 +243,49 @@ def bullets(items: list[str]) -> str:
     return ("\n\n" if loose else "\n").join(rendered)
 
 
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_LIST_ITEM = re.compile(r" {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+_LIVE = re.compile(r"(?<!\\)((?:\\\\)*)(\[|<(?=[A-Za-z/!?]))")
+"""`[` (a link, an image, a reference definition) and `<` before what opens an HTML tag, a
+comment or an autolink, not already escaped by an odd run of backslashes."""
+
+
+def _inert(line: str) -> str:
+    # Outside code spans only: inside them a backslash would show.
+    out, at = [], 0
+    for m in _CODE_SPAN.finditer(line):
+        out += [_LIVE.sub(r"\1\\\2", line[at : m.start()]), m.group(0)]
+        at = m.end()
+    out.append(_LIVE.sub(r"\1\\\2", line[at:]))
+    return "".join(out)
+
+
 def paragraphs(text: str) -> str:
-    """A record body as Markdown blocks: trailing spaces and extra blank lines trimmed."""
+    """A record body as Markdown blocks: trailing spaces and extra blank lines trimmed.
+
+    Its emphasis, lists and code stay Markdown, but nothing in it is live: HTML, images and
+    links are escaped to their text (a body imported from an agent's summary is someone
+    else's Markdown, and an image or a link there would load or lead anywhere). Code blocks,
+    fenced or indented, and code spans are kept as they are."""
     lines = [line.rstrip() for line in visible(text).strip("\n").split("\n")]
+    fence: str | None = None
+    prose = False  # the line before was paragraph text (an indented line then continues it)
+    in_list = False  # an indented line belongs to a list item, not to a code block
+    for i, line in enumerate(lines):
+        opened = _FENCE.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence) and not line.strip(" `~"):
+                fence = None
+            continue
+        if opened:
+            fence = opened.group(1)
+            continue
+        indented = line.startswith(("    ", "\t"))
+        if indented and not prose and not in_list:
+            continue  # an indented code block
+        if line.strip() and not indented:
+            in_list = _LIST_ITEM.match(line) is not None
+        prose = bool(line.strip())
+        lines[i] = _inert(line)
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n")

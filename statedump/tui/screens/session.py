@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, LoadingIndicator, Static, TabbedContent, TabPane
 
 from statedump.core.errors import StatedumpError
+from statedump.core.safetext import one_line
 from statedump.models.state import SessionState
 from statedump.services.review import load_effective
 from statedump.tui import text
@@ -116,7 +117,7 @@ class SessionScreen(Screen[None]):
         """Show the new state where the reader is: the same tab, the same record."""
         self.state, self._document = state, document
         self.sub_title = f"{self.session_id} · {len(state.records)} records"
-        self.title = " ".join(state.session.title.split())
+        self.title = one_line(" ".join(state.session.title.split()))  # a title is text, never a terminal sequence
         active = self.query_one("#views", TabbedContent).active
         for view in list(self.query(SessionView)):
             if isinstance(view, RecordsView):
@@ -155,7 +156,7 @@ class SessionScreen(Screen[None]):
 
     async def _loaded(self, state: SessionState) -> None:
         self.state = state
-        title = " ".join(state.session.title.split())
+        title = one_line(" ".join(state.session.title.split()))
         self.sub_title = f"{self.session_id} · {len(state.records)} records"
         self.title = title
         await self.query(LoadingIndicator).remove()

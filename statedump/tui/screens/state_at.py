@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, LoadingIndicator
 
 from statedump.core.errors import StatedumpError
+from statedump.core.safetext import one_line
 from statedump.models.state import SessionState
 from statedump.services.history import state_at
 from statedump.tui.reader import Reader
@@ -38,7 +39,7 @@ class StateAtScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.sub_title = f"state as of {self.label}"
+        self.sub_title = one_line(f"state as of {self.label}")
         self._load()
 
     @work(thread=True, exclusive=True, group="state-at")
