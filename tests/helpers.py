@@ -129,7 +129,7 @@ SECRETS: list[tuple[str, str, str]] = [
     ("redis-url-no-user", "redis-cli -u redis://:{s}@cache:6379/0", "r3disPw"),
     ("url-upper-case", "HTTPS://ANN:{s}@EXAMPLE.COM/x", "Upp3rPass"),
     ("url-password-slash", "git clone https://ann:{s}@example.com/repo.git", "pa/ss9word"),
-    ("aws-json-camel", '{{"AccessKeyId": "x", "SecretAccessKey": "{s}"}}', _fake("wJalrXUtnFEMIK7MDENG", 40)),
+    ("aws-json-camel", 'sts said {{"AccessKeyId": "x", "SecretAccessKey": "{s}"}}', _fake("wJalrXUtnFEMIK7MDENG", 40)),
     ("curl-user", "curl -u admin:{s} https://api.example.com", "curlPass77"),
     ("mysql-p", "mysql -uroot -p{s} prod", "MyPw0rd"),
     ("db-pass-env", "DB_PASS={s} ./run", "dbpass42"),

@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tracemalloc
 from pathlib import Path
 
 import anyio
+import pytest
 from helpers import Cli, git
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
@@ -128,3 +130,30 @@ def test_a_three_megabyte_mcp_body_is_cut_and_the_session_stays_readable(cli: Cl
     assert "[cut by statedump:" in text
     assert "via-mcp" in git(store.root, "log", "-1", "--format=%s")
     _readable(cli)
+
+
+def test_a_line_too_long_for_any_record_is_passed_over_unread(
+    cli: Cli, store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The limit lowered from 64 MiB so that the file stays small; the reader is the same.
+    from statedump.services.ingest import jsonl
+
+    monkeypatch.setattr(jsonl, "MAX_LINE_BYTES", 8 << 20)
+    base = {"sessionId": "s-long", "cwd": "/srv", "version": "2.0.61", "isSidechain": False, "userType": "external"}
+    first = {**base, "type": "user", "uuid": "u1", "parentUuid": None, "timestamp": "2026-03-14T10:00:00Z",
+             "message": {"role": "user", "content": "Deploy the model. Keep accuracy first."}}  # fmt: skip
+    huge = {**base, "type": "user", "uuid": "u2", "parentUuid": "u1", "timestamp": "2026-03-14T10:00:01Z",
+            "message": {"role": "user", "content": "x" * (40 << 20)}}  # fmt: skip
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(json.dumps(first) + "\n" + json.dumps(huge) + "\n")
+    del huge
+    tracemalloc.start()
+    try:
+        got = cli("import", "claude-code", str(transcript), "-s", "long")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert got.exit_code == 0, got.output
+    assert "over the 8388608-byte limit of one line" in got.output
+    assert peak < 30 << 20, peak  # the 40 MB line was never held whole
+    _readable(cli, "long")

@@ -197,6 +197,10 @@ def iter_jsonl(
     with open(path, "rb", buffering=0) as fh:
         fh.seek(offset)
         for number, (buf, start, stop) in enumerate(_lines(fh, digest), start=lines + 1):
+            if type(buf) is Overlong:
+                done += buf.size
+                plan.skip(number, f"a line of {buf.size} bytes, over the {MAX_LINE_BYTES}-byte limit of one line: passed over unread")
+                continue
             done += stop - start
             if resume is not None and buf[stop - 1] == 10:  # b"\n": a complete line
                 end, lines = offset + done, number
@@ -243,17 +247,43 @@ def iter_jsonl(
         raise StatedumpError(f"not a {what} file: no line could be read ({first})", where=path, hint="check the format name and the file")
 
 
+MAX_LINE_BYTES = 64 << 20
+"""A longer line is passed over without being held in memory: no message of it could be kept
+whole in a record (see core/store/fit.py), and a 500 MB line read whole took gigabytes."""
+
+
+class Overlong(bytes):
+    """What `_lines` yields for a line over `MAX_LINE_BYTES`: its size, not its bytes."""
+
+    size: int
+
+    def __new__(cls, size: int) -> Overlong:
+        made = super().__new__(cls, b"\n")
+        made.size = size
+        return made
+
+
 def _lines(fh: BinaryIO, digest: _Digest | _NoDigest) -> Iterator[tuple[bytes, int, int]]:
     """Each line as (buffer, start, end), its newline included: the file is read in large
     blocks (each also handed to the digest), and only a line that spans two blocks is copied."""
     rest = b""
+    skipped = 0  # bytes of a line over MAX_LINE_BYTES passed so far: that line is never held whole
     while block := fh.read(_BLOCK):
         digest.feed(block)
         start = 0
-        if rest:
+        if skipped:
+            cut = block.find(b"\n")
+            if cut < 0:
+                skipped += len(block)
+                continue
+            yield Overlong(skipped + cut + 1), 0, 1
+            skipped, start = 0, cut + 1
+        elif rest:
             cut = block.find(b"\n")
             if cut < 0:
                 rest += block
+                if len(rest) > MAX_LINE_BYTES:
+                    skipped, rest = len(rest), b""
                 continue
             line, rest = rest + block[: cut + 1], b""
             yield line, 0, len(line)
@@ -262,7 +292,9 @@ def _lines(fh: BinaryIO, digest: _Digest | _NoDigest) -> Iterator[tuple[bytes, i
             yield block, start, cut + 1
             start = cut + 1
         rest = block[start:]
-    if rest:
+    if skipped:
+        yield Overlong(skipped), 0, 1
+    elif rest:
         yield rest, 0, len(rest)
     digest.close()
 
