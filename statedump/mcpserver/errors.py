@@ -28,7 +28,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 from mcp_types.jsonrpc import INVALID_PARAMS
 
-from statedump.core.errors import NotFound, StatedumpError
+from statedump.core.errors import NotFound, StatedumpError, from_os_error
 from statedump.core.render.json import plain, to_json
 
 P = ParamSpec("P")
@@ -95,6 +95,8 @@ def tool_errors(fn: Callable[P, Any]) -> Callable[P, Any]:
                 return result(fn(*args, **kwargs))
         except StatedumpError as err:
             raise ToolError(for_agent(err)) from None
+        except OSError as err:  # a full disk, a read-only store: the CLI's one line, not "Error executing tool"
+            raise ToolError(for_agent(from_os_error(err))) from None
 
     return wrapper
 

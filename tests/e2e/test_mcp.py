@@ -361,3 +361,21 @@ def test_the_check_tool_reports_what_check_json_reports(demo_copy: Any) -> None:
     r = Cli(demo_copy)("check", "--json")
     assert got.structured_content == json.loads(r.output)
     assert any(f["code"] == "decision-needs-review" for f in json.loads(r.output)["findings"])
+
+
+def test_a_full_disk_is_one_line_for_the_agent(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    import statedump.core.store.store as store_module
+
+    def full(path: Any, data: bytes, **_: Any) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    before = snapshot(store.root)
+    monkeypatch.setattr(store_module, "write_atomic", full)
+    got = call(store, lambda c: c.call_tool("add_record", {"kind": "task", "title": "Never written"}))
+    assert got.is_error
+    assert "No space left on device (the disk is full: free some space and run it again)" in text(got), text(got)
+    assert text(got).count("\n") == 0
+    monkeypatch.undo()
+    assert snapshot(store.root) == before
