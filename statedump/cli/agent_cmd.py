@@ -88,6 +88,8 @@ def install(
 
     wiring = Wiring(executable=executable, guard=guard, budget=budget, store=str(store.resolve()) if store else None, session=session)
     _show(run(agent_name, scope, _project(project), wiring), as_json)
+    if agent_name == "codex" and not as_json:
+        click.echo("note: Codex runs hooks only once you trust them: open /hooks in Codex (docs/agents.md)")
 
 
 @agent.command()

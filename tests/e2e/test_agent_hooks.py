@@ -336,3 +336,34 @@ console.log("OK")
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("BLOCKED statedump guard blocked this command") and "bf16-kv-cache" in r.stdout
     assert r.stdout.rstrip().endswith("OK")
+
+
+def test_the_installed_hook_command_runs_as_the_agent_runs_it(demo_copy: Path) -> None:
+    """`agent install`, then the PreToolUse command from settings.json through a shell, as Claude Code runs it."""
+    import os
+    import shutil
+
+    exe = shutil.which("statedump", path=str(Path(sys.executable).parent))
+    assert exe is not None
+    r = subprocess.run(
+        [sys.executable, "-m", "statedump", "agent", "install", "claude-code", "--guard", "deny", "--executable", exe],
+        cwd=demo_copy,
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    settings = json.loads((demo_copy / ".claude" / "settings.json").read_text(encoding="utf-8"))
+    (group,) = settings["hooks"]["PreToolUse"]
+    assert group["matcher"] == "Bash"
+    command = group["hooks"][0]["command"]
+    run = subprocess.run(
+        command,
+        shell=True,
+        input=json.dumps(claude_pre_tool(demo_copy, f"{LAUNCH} --kv-cache-dtype fp8_e4m3")),
+        capture_output=True,
+        text=True,
+        cwd=demo_copy,
+        env={**os.environ, "CLAUDE_PROJECT_DIR": str(demo_copy)},
+    )
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
