@@ -48,6 +48,12 @@ def test_bad_input(case: dict[str, Any], store: Store, tmp_path: Path) -> None:
     for rel, text in case.get("setup_files", {}).items():
         (store.root / rel).parent.mkdir(parents=True, exist_ok=True)
         (store.root / rel).write_text(text)
+    for rel in case.get("setup_links", []):  # a record file outside the store, linked from inside
+        outside = tmp_path / "outside" / Path(rel).name
+        outside.parent.mkdir(exist_ok=True)
+        outside.write_text(f"id: {Path(rel).stem}\nkind: {Path(rel).parent.name}\ntitle: outside\nstatus: confirmed\n")
+        (store.root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (store.root / rel).symlink_to(outside)
     path = _input(case, tmp_path)
     args = [a.replace("{file}", str(path)) for a in case["args"]]
     before = snapshot(store.root)
