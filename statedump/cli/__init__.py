@@ -89,7 +89,7 @@ class LazyGroup(click.Group):
         kwargs.pop("standalone_mode", None)
         kwargs["prog_name"] = "statedump"  # also under `python -m statedump` and click's test runner
         try:
-            status = super().main(*args, standalone_mode=False, **kwargs)
+            status = super().main(*args, **{**kwargs, "standalone_mode": False})
         except click.UsageError as err:
             from statedump.cli.usage import usage_line
 
