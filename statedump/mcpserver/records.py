@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from functools import cache
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -48,14 +49,15 @@ def session_of(value: Any) -> str | None:
     raise BadInput(f"must be a session id (text), not {json.dumps(value)[:40]}", where="session", hint="`list_sessions` lists them")
 
 
-def _structured(kind: str) -> set[str]:
+@cache
+def _structured(kind: str) -> frozenset[str]:
     """Fields of `kind` that hold lists or mappings (some clients send those as JSON text)."""
     out = set()
     for name, prop in kinds.kind_schema(kind)["properties"].items():
         shapes = [prop, *prop.get("anyOf", [])]
         if any(s.get("type") in ("array", "object") for s in shapes):
             out.add(name)
-    return out
+    return frozenset(out)
 
 
 def decode_json_text(kind: str, arguments: dict[str, Any]) -> dict[str, Any]:
