@@ -14,11 +14,26 @@ from statedump.services.flags import parse_command
 from statedump.services.ingest.launch import Launch
 from statedump.services.ingest.plan import ImportPlan, stable_id
 
+_GPU_NAMES = {
+    "G": r"B[123]00",
+    "B": r"[123]00",
+    "H": r"[12]00|800|20",
+    "A": r"100|800|10G?",
+    "L": r"40S?|4",
+    "R": r"TX PRO 6000(?: Blackwell)?|TX [345]090",
+    "M": r"I3[02]5X|I300X|I355X",
+    "S": r"M1[02]0|M90",
+}
+"""GPU names as sessions write them ("8x B200", "NVIDIA H100 80GB HBM3", "RTX PRO 6000 Blackwell"),
+by their first letter: GB200, B200, H100, A10G, L40S, RTX 5090, MI300X, SM90 ..."""
 _GPU = re.compile(
-    r"\b((?:GB|B)[123]00|H[12]00|H800|H20|A100|A800|A10G?|L40S?|L4|RTX PRO 6000(?: Blackwell)?|RTX [345]090|"
-    r"MI3[02]5X|MI300X|MI355X|SM1[02]0|SM90)\b"
-)
-"""GPU names as sessions write them ("8x B200", "NVIDIA H100 80GB HBM3", "RTX PRO 6000 Blackwell")."""
+    r"([" + "".join(_GPU_NAMES) + r"](?<!\w[" + "".join(_GPU_NAMES) + r"])(?:"
+    + "|".join(f"(?<={first})(?:{rest})" for first, rest in _GPU_NAMES.items())
+    + r"))\b"
+)  # fmt: skip
+"""A name that starts a word and ends one. The pattern starts with the set of first letters,
+so that the scan skips every other character fast: written as one alternation after `\\b` it
+was tried at every character, a tenth of a resumed import's time."""
 _SOME_HARDWARE = "this session's hardware"
 
 
