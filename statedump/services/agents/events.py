@@ -126,8 +126,6 @@ FLAVORS = {"claude-code": "claude", "codex": "codex", "opencode": "opencode"}
 def resume_text(root: Path, opts: Options) -> str:
     """The budgeted resume prompt for this agent."""
     from statedump.core.store.store import Store
-    from statedump.services.report.resume import resume_prompt
+    from statedump.services.report.resume import resume_for
 
-    store = Store(root)
-    state = store.load(store.pick_session(opts.session))
-    return resume_prompt(state, flavor=FLAVORS.get(opts.agent, "plain"), budget=opts.budget).text
+    return resume_for(Store(root), opts.session, flavor=FLAVORS.get(opts.agent, "plain"), budget=opts.budget).text
