@@ -21,7 +21,7 @@ from statedump.core.errors import StatedumpError
 COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("statedump.cli.store_cmds:init", "Create a store (a git work tree with sessions/ and schemas/)."),
     "demo": ("statedump.cli.store_cmds:demo", "Build the example store and print its state document."),
-    "session": ("statedump.cli.store_cmds:session", "Start a session (session new ID --title ...)."),
+    "session": ("statedump.cli.store_cmds:session", "Start, change or close a session (session new|edit|close)."),
     "sessions": ("statedump.cli.store_cmds:sessions", "List the sessions in the store."),
     "add": ("statedump.cli.records:add", "Add a record (flags, --from FILE|-, or $EDITOR)."),
     "edit": ("statedump.cli.records:edit", "Change a record (flags or $EDITOR)."),
