@@ -165,6 +165,7 @@ ORDINARY: list[str] = [
     "see https://example.com:8443/path?mail=ann@example.com",
     "the secret: batching helps",
     "--key /etc/ssl/server.pem --eos-token </s>",
+    "new OpenAI({ apiKey: customModel.api_key, token: process.env.TOKEN })",
 ]
 
 

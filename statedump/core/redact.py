@@ -66,8 +66,11 @@ _known_name = functools.lru_cache(maxsize=16_384)(_secret_name)
 
 
 _NOT_SECRET_VALUE = re.compile(r"(?i)[-+]?\d+(?:\.\d+)?[kmgb]?|<[^<>\s]*>|true|false|none|null|yes|no|on|off|required|optional|\*+|x+")
+_CODE_VALUE = re.compile(r"(?i)[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+(?:\(\)?)?")
 """Values that hold no secret: a number (`MAX_TOKEN=4096`), a special token or placeholder in
-angle brackets (`<|im_end|>`, `</s>`, `<your-key>`), a word for yes/no/nothing, a mask."""
+angle brackets (`<|im_end|>`, `</s>`, `<your-key>`), a word for yes/no/nothing, a mask.
+`_CODE_VALUE`: a dotted name in code (`apiKey: config.api_key`, `token=os.environ.get(`), no
+secret unless the name is a password's (`PASSWORD=correct.horse.battery` is one)."""
 
 
 def _secret_value(value: str, least: int = 1) -> bool:
@@ -82,16 +85,33 @@ def _hide(value: str) -> str:
     return quote + MARK + quote
 
 
-def _assignment(least: int) -> Any:
-    def repl(m: re.Match[str]) -> str:
-        name, sep, value = m.group(1), m.group(2), m.group(3)
-        if not secret_name(name) or not _secret_value(value, least):
-            return m.group(0)
-        if least > 1 and name.isalpha() and value.isalpha() and "pass" not in name.translate(_FOLD).lower():
-            return m.group(0)  # prose ("the secret: batching"), not a `token: value` pair
-        return name + sep + _hide(value)
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
-    return repl
+
+def _assignment(m: re.Match[str]) -> str:
+    """`NAME=value`, `name: value`, `"name": "value"`: the match starts at the secret word that
+    ends the name (matching from the word, not from every letter, is what keeps this fast);
+    the rest of the name is read backwards from there."""
+    text, begin = m.string, m.start()
+    while begin > 0 and text[begin - 1] in _NAME_CHARS:
+        begin -= 1
+    name = text[begin : m.end(1)]
+    sep, value = m.group(2), m.group(3)
+    rest = ""
+    colon = ":" in sep
+    if colon and value[0] not in "\"'":
+        cut = min((i for i in (value.find(","), value.find("}")) if i >= 0), default=len(value))
+        value, rest = value[:cut], value[cut:]
+    if (begin and text[begin - 1] == "$") or not value or not secret_name(name.lstrip("-._")):
+        return m.group(0)
+    if not _secret_value(value, 4 if colon else 1):
+        return m.group(0)
+    low = name.translate(_FOLD).lower()
+    if "pass" not in low and "pwd" not in low and _CODE_VALUE.fullmatch(value):
+        return m.group(0)
+    if colon and name.isalpha() and value.isalpha() and "pass" not in low:
+        return m.group(0)  # prose ("the secret: batching"), not a `token: value` pair
+    return m.group(1) + sep + _hide(value) + rest
 
 
 def _flag(m: re.Match[str]) -> str:
@@ -101,8 +121,7 @@ def _flag(m: re.Match[str]) -> str:
     return flag + _hide(value)
 
 
-_NAME = r"((?:[A-Za-z_][A-Za-z0-9_.-]*?)?(?:token|secret|pass(?:w(?:or)?d|phrase)?|pwd|key|credentials?))"
-_NOT_IN_NAME = r"(?<![A-Za-z0-9_.$-])"
+_WORDS = r"token|secret|pass(?:w(?:or)?d|phrase)?|pwd|key|credentials?"
 _QUOTED = r"\"[^\"\n]*\"|'[^'\n]*'"
 
 _BLOCK = r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----"
@@ -128,10 +147,9 @@ _PATTERNS: list[tuple[re.Pattern[str], Any]] = [
         ),
         _flag,
     ),
-    # `NAME=value` (shell, .env, connection strings: `AccountKey=...;`), any length.
-    (re.compile(r"(?i)" + _NOT_IN_NAME + _NAME + r"(\s*=\s*)(" + _QUOTED + r"|[^\s\"'`;]+)"), _assignment(1)),
-    # `name: value` and `"name": "value"` (YAML, JSON, headers), four characters or more.
-    (re.compile(r"(?i)" + _NOT_IN_NAME + _NAME + r"(\"?\s*:\s*)(" + _QUOTED + r"|[^\s\"',}]+)"), _assignment(4)),
+    # `NAME=value` (shell, .env, connection strings: `AccountKey=...;`), any length, and
+    # `name: value` / `"name": "value"` (YAML, JSON, headers), four characters or more.
+    (re.compile(r"(?i)(" + _WORDS + r")(\"?\s*[=:]\s*)(" + _QUOTED + r"|[^\s\"'`;]+)"), _assignment),
     # URL credentials, any scheme and case, the user name possibly empty (`redis://:pw@host`);
     # the password may hold `/`, but a port (`host:8080/...@`) is no password.
     (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s:/@]*:)(?!<redacted>|\$|\d+(?:/|@|$))([^\s@]+)(@)"), r"\1" + MARK + r"\3"),
