@@ -81,7 +81,9 @@ class Calls:
         passed = self.over(buf, start, end)
         if not passed:
             return False
-        call = self.over.call if self.over.call is not None else buf.find(b'"tool_use"', start, end)
+        # Only an assistant line calls tools (`over.call`, None for the others): a user line
+        # passed over is a tool result, and parsing one changes nothing unless its call waits.
+        call = self.over.call if self.over.call is not None else -1
         if call >= 0 and (
             _WANTED.search(buf, call, end)
             or (_SHELL.search(buf, call, end) and (_SERVING.search(buf, call, end) or _CHECK_CALL.search(buf, call, end)))

@@ -24,8 +24,11 @@ def parser() -> MarkdownIt:
     return MarkdownIt("commonmark").enable("table")
 
 
+@lru_cache(maxsize=2)
 def parse(text: str) -> SyntaxTreeNode:
-    """The document as a tree (root node)."""
+    """The document as a tree (root node). Callers only read the tree, so the last ones are
+    kept: a state dump is parsed to tell what it is, then again to read it (a tenth of a
+    resumed import, which reads every dump of the session again)."""
     from markdown_it.tree import SyntaxTreeNode
 
     return SyntaxTreeNode(parser().parse(text))
