@@ -106,6 +106,13 @@ class RecordBase(Model):
     body: str | None = None
     """Longer Markdown text."""
 
+    @field_validator("title")
+    @classmethod
+    def _one_line(cls, value: str) -> str:
+        # A title is one line (a row of `list`, a heading, a commit subject): line breaks typed
+        # or pasted into it become spaces.
+        return " ".join(value.split()) if "\n" in value or "\r" in value else value
+
     @field_validator("at")
     @classmethod
     def _aware(cls, value: datetime | None) -> datetime | None:

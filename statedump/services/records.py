@@ -37,15 +37,25 @@ def parse_link(item: str) -> tuple[str, str]:
     return rel, check_id(target.strip(), "--link")
 
 
-def _set_path(data: dict[str, Any], key: str, value: Any) -> None:
+def _set_path(data: dict[str, Any], key: str, value: Any, where: str = "--field") -> None:
     # `--field environment.tp=8` reaches into a mapping field.
     parts = key.split(".")
     target = data
     for part in parts[:-1]:
         target = target.setdefault(part, {})
         if not isinstance(target, dict):
-            raise StatedumpError(f"--field {key}: {part} is not a mapping", where="--field")
+            raise StatedumpError(f"{key}: {part} is not a mapping, so it has no {parts[-1]!r}", where=where)
     target[parts[-1]] = value
+
+
+def _drop_path(data: dict[str, Any], key: str) -> None:
+    # `--field environment.tp=` (nothing after `=`): no value, so the key goes.
+    *above, last = key.split(".")
+    target: Any = data
+    for part in above:
+        target = target.get(part) if isinstance(target, dict) else None
+    if isinstance(target, dict):
+        target.pop(last, None)
 
 
 def build(
@@ -73,9 +83,12 @@ def build(
     data: dict[str, Any] = dict(base or {})
     for key, value in (fields or {}).items():
         if value is not None:
-            _set_path(data, key, value)
+            _set_path(data, key, value, where)
     for key, raw in (texts or {}).items():
-        _set_path(data, key, from_text(cls, key, raw))
+        if "." in key and not raw.strip():
+            _drop_path(data, key)
+        else:
+            _set_path(data, key, from_text(cls, key, raw))
     # `key:` with nothing after it (a template's empty line, JSON null) says nothing: absent.
     data = {k: v for k, v in typed(data, Shape("model", model=cls)).items() if v is not None}
     if data.get("kind", kind) != kind:

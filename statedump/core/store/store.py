@@ -379,6 +379,9 @@ class Store:
         record = fit_record(redact_model(record))
         if not (self.session_dir(session) / SESSION_FILE).is_file():
             raise NotFound(f"no session {session!r}", where="-s", hint="`statedump sessions` lists them")
+        # A session whose own file is broken (or leads out of the store) takes no records: every
+        # read of it would refuse them anyway.
+        self.load_session(session)
         with self.lock():
             if check_links:
                 self._refuse_dangling(session, record, where)
