@@ -260,11 +260,14 @@ def _scratch(store: Store, repair: bool, found: list[Repair]) -> None:
     git_dir = store.git.git_dir
     folder = git_dir / SCRATCH
     leftovers = [folder / n for n in LEFTOVERS] + [git_dir / n for n in OLD_LEFTOVERS]
-    if folder.is_dir():
-        for tmp in folder.glob(".*.tmp"):
-            pid = tmp.name.rsplit(".", 2)[-2]
-            if not (pid.isdigit() and _alive(int(pid))):
-                leftovers.append(tmp)
+    # Temp files of write_atomic: `.<name>.<pid>.tmp` (the caches, sync's journal, and the
+    # write journal beside `.git/statedump-journal.json`), left when their writer was killed.
+    temps = [*folder.glob(".*.tmp")] if folder.is_dir() else []
+    temps += git_dir.glob(f".{store.journal_path.name}.*.tmp")
+    for tmp in temps:
+        pid = tmp.name.rsplit(".", 2)[-2]
+        if not (pid.isdigit() and _alive(int(pid))):
+            leftovers.append(tmp)
     for left in sorted(p for p in leftovers if os.path.lexists(p)):
         found.append(Repair("leftover temp file", store.rel(left), "removed" if repair else "would remove"))
         if repair:

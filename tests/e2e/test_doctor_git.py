@@ -58,6 +58,7 @@ def test_its_own_temp_files_are_cleaned(store: Store) -> None:
     live = scratch / f".records-s1.pickle.{os.getpid()}.tmp"  # a reader writing its cache right now
     left = [dead, scratch / "sync.index", scratch / "sync.index.lock", scratch / "sync-rename.index"]
     left.append(store.root / ".git" / "statedump-sync.attributes")  # what sync before this version left
+    left.append(store.root / ".git" / f".statedump-journal.json.{_dead_pid()}.tmp")  # a journal write cut off
     for path in [*left, live]:
         path.write_bytes(b"x")
     r = _doctor(store)
