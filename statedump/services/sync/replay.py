@@ -49,6 +49,7 @@ def replay(store: Store, base: str, local: str, onto: str, env: dict[str, str], 
     stamp = git.rev_parse(local, short=7)
     conflicts: dict[str, Conflict] = {}
     tip = onto
+    tip_tree = git.rev_parse(f"{onto}^{{tree}}")  # then known from each commit written: one process fewer per commit
     path = scratch_dir(git) / INDEX
     with git.scratch_index(str(path.relative_to(git.git_dir))) as index:
         for sha in git.commits_between(base, local):
@@ -70,10 +71,11 @@ def replay(store: Store, base: str, local: str, onto: str, env: dict[str, str], 
                     index.add_blob(copy, stages[3])
                 conflicts[rel] = Conflict(rel, copy, remote_deleted=2 not in stages)
             tree = index.write_tree()
-            if tree == git.rev_parse(f"{tip}^{{tree}}"):
+            if tree == tip_tree:
                 continue  # already there, or settled to no change at all
             who = git.signature_env(sha)
             tip = git.commit_tree(tree, tip, git.message(sha), {**env, **{k: who[k] for k in _AUTHOR}})
+            tip_tree = tree
     return Replayed(tip, list(conflicts.values()))
 
 
