@@ -217,16 +217,9 @@ def list_records(
     as_json: bool,
 ) -> None:
     """List records, in the order they happened."""
-    from statedump.services.query import filter_records
+    from statedump.services.query import check_filters, filter_records
 
-    known = {st for k in (kinds or KINDS) for st in KINDS[k].STATUSES}
-    for wanted in statuses:
-        if wanted not in known:
-            raise StatedumpError(
-                f"no {' or '.join(kinds) or 'record'} has status {wanted!r}",
-                where="--status",
-                hint=f"use one of: {', '.join(sorted(known))}",
-            )
+    check_filters(kinds, statuses)
     store = open_store(store_path)
     if rev is not None:
         from statedump.services.history import resolve_ref

@@ -107,7 +107,15 @@ def add_tool(store: Store) -> Tool:
 
 
 def _changed(before: Any, after: Any, keys: list[str]) -> list[str]:
-    return sorted(k for k in keys if plain(getattr(before, k, None)) != plain(getattr(after, k, None)))
+    old, new = plain(before), plain(after)
+    return sorted(k for k in keys if _at(old, k) != _at(new, k))
+
+
+def _at(data: Any, key: str) -> Any:
+    # `environment.tp` reaches into a mapping, as update_record's fields do.
+    for part in key.split("."):
+        data = data.get(part) if isinstance(data, dict) else None
+    return data
 
 
 def update_record(store: Store, session: str | None, record_id: str, fields: dict[str, Any], source: str | None) -> dict[str, Any]:

@@ -13,7 +13,6 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from statedump.core.errors import BadInput
 from statedump.core.render.json import plain
 from statedump.core.store.store import Store
 from statedump.mcpserver.errors import tool_errors
@@ -75,20 +74,20 @@ def register(app: MCPServer[Any], store: Store) -> None:
     @app.tool(annotations=READ, structured_output=False)
     @tool_errors
     def list_records(
-        kind: Annotated[list[str] | None, Field(description="Only these kinds.")] = None,
-        status: Annotated[list[str] | None, Field(description="Only these statuses.")] = None,
+        kind: Annotated[list[str] | str | None, Field(description="Only this kind, or these kinds.")] = None,
+        status: Annotated[list[str] | str | None, Field(description="Only this status, or these statuses.")] = None,
         grep: Annotated[str | None, Field(description="Only records whose text contains this (any case).")] = None,
         session: SessionArg = None,
     ) -> dict[str, Any]:
         """Records of the session in the order they happened (id, kind, status, title), filtered.
         Call it before adding, to update a record rather than duplicate it."""
-        from statedump.services.query import filter_records
+        from statedump.services.query import check_filters, filter_records
 
-        for k in kind or []:
-            if k not in KINDS:
-                raise BadInput(f"unknown kind {k!r}", where="kind", hint=f"use one of: {', '.join(KINDS)}")
+        kinds = [kind] if isinstance(kind, str) else kind or []
+        statuses = [status] if isinstance(status, str) else status or []
+        check_filters(kinds, statuses, kind_arg="kind", status_arg="status")
         records = store.load(store.pick_session(session)).records
-        return {"records": [summary(r) for r in filter_records(records, kinds=kind or (), statuses=status or (), grep=grep)]}
+        return {"records": [summary(r) for r in filter_records(records, kinds=kinds, statuses=statuses, grep=grep)]}
 
     @app.tool(annotations=READ, structured_output=False)
     @tool_errors

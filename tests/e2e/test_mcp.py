@@ -379,3 +379,20 @@ def test_a_full_disk_is_one_line_for_the_agent(store: Store, monkeypatch: pytest
     assert text(got).count("\n") == 0
     monkeypatch.undo()
     assert snapshot(store.root) == before
+
+
+def test_a_dotted_update_reports_its_change_and_filters_read_as_the_cli_does(store: Store) -> None:
+    async def steps(c: mcp.Client) -> dict[str, Any]:
+        out = {}
+        out["bench"] = await c.call_tool("add_record", {"kind": "benchmark", "title": "pp bench", "environment": {"tp": "8"}})
+        out["dotted"] = await c.call_tool("update_record", {"id": "pp-bench", "fields": {"environment.pp": 4}})
+        out["one_kind"] = await c.call_tool("list_records", {"kind": "benchmark"})
+        out["no_such"] = await c.call_tool("list_records", {"kind": "decision", "status": "todo"})
+        out["nested"] = await c.call_tool("update_record", {"id": "pp-bench", "fields": {"concurrency.x": 4}})
+        return out
+
+    got = call(store, steps)
+    assert got["dotted"].structured_content["changed"] == ["environment.pp"]
+    assert [r["id"] for r in got["one_kind"].structured_content["records"]] == ["pp-bench"]  # one kind as a plain string
+    assert got["no_such"].is_error and "no decision has status 'todo'" in text(got["no_such"])  # as `list --kind decision --status todo`
+    assert got["nested"].is_error and "--field" not in text(got["nested"])
