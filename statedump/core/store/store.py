@@ -89,6 +89,9 @@ class Store:
         chosen = store or os.environ.get(ENV_STORE)
         if chosen:
             root = Path(chosen).expanduser().resolve()
+            if not root.is_dir():
+                what = "is a file, not a store" if root.exists() else "no such folder"
+                raise NotFound(what, where=root, hint="pass the store's folder with --store, or run `statedump init` to make one")
             if not (root / SESSIONS).is_dir():
                 raise StatedumpError("not a statedump store (no sessions/ folder)", where=root, hint="run `statedump init` there")
             return cls(root)
