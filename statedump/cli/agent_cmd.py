@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from statedump.cli.common import json_option, print_json, safe
+from statedump.core.errors import StatedumpError
 
 _AGENT = click.argument("agent_name", metavar="AGENT", type=click.Choice(["claude-code", "codex", "opencode"]))
 _SCOPE = click.option(
@@ -23,6 +24,9 @@ _DIR = click.option(
 
 def _project(project: Path | None) -> Path:
     if project is not None:
+        if not project.is_dir():
+            # A typo in --dir must not become a tree of new folders with an agent's config in it.
+            raise StatedumpError("no such folder", where=project, hint="give --dir an existing project folder")
         return project.resolve()
     here = Path.cwd().resolve()
     for folder in (here, *here.parents):
@@ -57,10 +61,10 @@ def _show(changes: list[Any], as_json: bool) -> None:
 )
 @click.option(
     "--budget",
-    type=click.IntRange(min=1),
+    type=int,
     default=2000,
     show_default=True,
-    help="Tokens for the resume prompt handed back at session start.",
+    help="Tokens for the resume prompt handed back at session start (at least 200).",
 )
 @click.option(
     "--store",
@@ -85,6 +89,13 @@ def install(
     """Install statedump's hooks (or plugin) and MCP server into AGENT's config; run again to change options."""
     from statedump.services.agents.configs import Wiring
     from statedump.services.agents.install import install as run
+    from statedump.services.report.resume import MIN_BUDGET
+
+    if budget < MIN_BUDGET:
+        # The hook would hand back nothing at every session start: refuse it here, where it is seen.
+        raise StatedumpError(
+            f"the budget must be at least {MIN_BUDGET} tokens, not {budget}", where="--budget", hint="the resume prompt needs that much"
+        )
 
     wiring = Wiring(executable=executable, guard=guard, budget=budget, store=str(store.resolve()) if store else None, session=session)
     _show(run(agent_name, scope, _project(project), wiring), as_json)

@@ -7,6 +7,8 @@ comments, a hooks file on one line); the round trip must give them back byte for
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -169,3 +171,87 @@ def test_broken_json_is_one_clear_line(project: Path) -> None:
     r = CliRunner().invoke(main, ["agent", "install", "claude-code", "--dir", str(project)])
     assert r.exit_code == 2 and "settings.json" in r.output and "not valid JSON" in r.output
     assert path.read_text(encoding="utf-8") == '{"hooks": {,}}'
+
+
+def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "statedump", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_uninstall_never_removes_the_project_folder_or_above(tmp_path: Path) -> None:
+    project = tmp_path / "x" / "y" / "proj"
+    project.mkdir(parents=True)
+    (tmp_path / "x" / "y" / "proj" / ".opencode").mkdir()  # there before: stays
+    for agent in ("claude-code", "codex", "opencode"):
+        assert _cli(project, "agent", "install", agent).returncode == 0
+    assert (project / ".claude" / "settings.json").exists() and (project / ".opencode" / "plugins" / "statedump.js").exists()
+    for agent in ("claude-code", "codex", "opencode"):
+        r = _cli(project, "agent", "uninstall", agent)
+        assert r.returncode == 0, r.stderr
+    assert project.is_dir(), "uninstall removed the project folder"
+    assert sorted(p.name for p in project.iterdir()) == [".opencode"]  # the folders install made went, not this one
+
+
+def test_a_budget_below_the_resume_minimum_is_refused(tmp_path: Path) -> None:
+    from statedump.services.report.resume import MIN_BUDGET
+
+    r = _cli(tmp_path, "agent", "install", "claude-code", "--budget", str(MIN_BUDGET - 1))
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and "--budget" in r.stderr and str(MIN_BUDGET) in r.stderr and "Traceback" not in r.stderr
+    assert list(tmp_path.iterdir()) == []
+    assert _cli(tmp_path, "agent", "install", "claude-code", "--budget", str(MIN_BUDGET)).returncode == 0
+
+
+def test_a_dir_that_does_not_exist_is_refused(tmp_path: Path) -> None:
+    r = _cli(tmp_path, "agent", "install", "codex", "--dir", str(tmp_path / "typo" / "nonexist"))
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and "nonexist" in r.stderr and "no such folder" in r.stderr
+    assert not (tmp_path / "typo").exists()
+
+
+def test_install_keeps_the_users_layout(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    (root / ".claude").mkdir(parents=True)
+    settings = (
+        '{\n  "permissions": {"allow": ["Bash(ls:*)", "Read(*)"], "deny": []},\n  "env": {"A": "1"},\n'
+        '  "hooks": {\n    "Stop": [{"hooks": [{"type": "command", "command": "notify"}]}]\n  }\n}\n'
+    )
+    mcp = '{"mcpServers": {"github": {"command": "gh-mcp", "args": ["--stdio"]}}}\n'
+    opencode = '{\n\t"$schema": "https://opencode.ai/config.json",\n\t"mcp": {\n\t\t"other": {"type": "local", "command": ["other-mcp", "-v"]}\n\t}\n}\n'
+    (root / ".claude" / "settings.json").write_text(settings, encoding="utf-8")
+    (root / ".mcp.json").write_text(mcp, encoding="utf-8")
+    (root / "opencode.json").write_text(opencode, encoding="utf-8")
+    run("agent", "install", "claude-code", "--dir", str(root))
+    run("agent", "install", "opencode", "--dir", str(root))
+    text = (root / ".claude" / "settings.json").read_text(encoding="utf-8")
+    assert '  "permissions": {"allow": ["Bash(ls:*)", "Read(*)"], "deny": []},\n  "env": {"A": "1"},\n' in text
+    # An array written on one line stays on one line, with our group added to it.
+    assert (
+        '    "Stop": [{"hooks": [{"type": "command", "command": "notify"}]}, {"hooks": [{"type": "command", "command": "statedump hook Stop'
+        in text
+    )
+    assert json.loads(text)["hooks"]["Stop"][1]["hooks"][0]["command"].startswith("statedump hook Stop")
+    one_line = (root / ".mcp.json").read_text(encoding="utf-8")
+    assert one_line.count("\n") == 1 and one_line.startswith(
+        '{"mcpServers": {"github": {"command": "gh-mcp", "args": ["--stdio"]}, "statedump"'
+    )
+    tabs = (root / "opencode.json").read_text(encoding="utf-8")
+    assert '\t\t"other": {"type": "local", "command": ["other-mcp", "-v"]},\n\t\t"statedump": {\n\t\t\t"type": "local",' in tabs
+    run("agent", "uninstall", "claude-code", "--dir", str(root))
+    run("agent", "uninstall", "opencode", "--dir", str(root))
+    assert (root / ".claude" / "settings.json").read_text(encoding="utf-8") == settings
+    assert (root / ".mcp.json").read_text(encoding="utf-8") == mcp
+    assert (root / "opencode.json").read_text(encoding="utf-8") == opencode
+
+
+def test_status_reads_the_store_the_installed_hooks_name(tmp_path: Path) -> None:
+    from statedump.core.store.store import Store
+
+    store = Store.init(tmp_path / "elsewhere" / "store").root
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    for agent in ("claude-code", "opencode"):
+        assert _cli(project, "agent", "install", agent, "--store", str(store)).returncode == 0
+        report = json.loads(_cli(project, "agent", "status", "--json").stdout)
+        assert report["store"] == str(store.resolve()), agent
+        assert "(none found" not in _cli(project, "agent", "status").stdout
+        _cli(project, "agent", "uninstall", agent)

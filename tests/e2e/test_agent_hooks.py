@@ -367,3 +367,63 @@ def test_the_installed_hook_command_runs_as_the_agent_runs_it(demo_copy: Path) -
     )
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+REAL_COMPACTION = Path(__file__).parents[1] / "corpus_real" / "transcripts" / "claude-code" / "entire-a6e4c2a0fbd1-compaction.jsonl"
+
+
+def test_a_second_compactions_summary_is_kept_though_the_transcript_holds_an_earlier_one(store: Store, tmp_path: Path) -> None:
+    # The transcript already holds a compaction summary line (the corpus file's, see its source
+    # in tests/corpus_real); the new compaction's line is not written yet when PostCompact runs.
+    transcript = tmp_path / "second.jsonl"
+    transcript.write_bytes(REAL_COMPACTION.read_bytes())
+    session = json.loads(REAL_COMPACTION.read_text(encoding="utf-8").splitlines()[0]).get("sessionId", AGENT_SESSION)
+    data = {"session_id": session, "transcript_path": str(transcript), "cwd": str(store.root), "permission_mode": "default"}
+    assert hook("PreCompact", {**data, "hook_event_name": "PreCompact", "trigger": "auto"}).returncode == 0
+    wait_idle(store.root)
+    before = store.load_session("s1").checkpoints
+    summary = "## Goal\nFix the inconsistent session state.\n\n## Next\nRun the integration tests again."
+    r = hook("PostCompact", {**data, "hook_event_name": "PostCompact", "trigger": "auto", "compact_summary": summary})
+    assert (r.returncode, r.stdout) == (0, "")
+    wait_idle(store.root)
+    points = store.load_session("s1").checkpoints
+    assert [p.message for p in points] == [*(p.message for p in before), summary]
+    assert points[-1].at == list_dumps(store, "s1")[-1].date  # the dump its PreCompact made
+    assert not (store.root / ".git" / "statedump" / "hooks.log").exists()
+    # The same PostCompact again (an agent's retry) adds nothing.
+    hook("PostCompact", {**data, "hook_event_name": "PostCompact", "trigger": "auto", "compact_summary": summary})
+    wait_idle(store.root)
+    assert len(store.load_session("s1").checkpoints) == len(points)
+
+
+def test_bad_stdin_inside_a_store_goes_to_the_stores_log(store: Store, tmp_path: Path) -> None:
+    import os
+
+    fallback = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "statedump" / "hooks.log"
+    for args, cwd in (([], store.root), (["--store", str(store.root)], tmp_path)):
+        r = subprocess.run(
+            [sys.executable, "-m", "statedump", "hook", "PreToolUse", "--agent", "claude-code", *args],
+            input="garbage",
+            capture_output=True,
+            text=True,
+            cwd=cwd,
+        )
+        assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+    log = (store.root / ".git" / "statedump" / "hooks.log").read_text(encoding="utf-8").splitlines()
+    assert len(log) == 2 and all("claude-code PreToolUse" in line and "JSONDecodeError" in line for line in log)
+    assert not fallback.exists()
+    status = subprocess.run([sys.executable, "-m", "statedump", "agent", "status"], cwd=store.root, capture_output=True, text=True)
+    assert "JSONDecodeError" in status.stdout
+    # A mistake in the hook's own command line, run inside the store: its log too.
+    subprocess.run([sys.executable, "-m", "statedump", "hook", "PreToolUse", "--guard", "often"], input="{}", text=True, cwd=store.root)
+    assert "bad hook command line" in (store.root / ".git" / "statedump" / "hooks.log").read_text(encoding="utf-8")
+
+
+def test_the_guards_line_for_the_user_is_cut_at_a_word() -> None:
+    from statedump.services.agents.events import guard_answer
+
+    reason = "statedump guard:\n- " + " ".join(["this launch could be reducing model accuracy"] * 12)
+    message = json.loads(guard_answer("claude-code", "warn", reason).stdout)["systemMessage"]
+    assert message.endswith("…") and len(message) <= len("statedump guard: ") + 300
+    assert message.removesuffix("…").split()[-1] in reason.split()  # a whole word before the ellipsis
+    assert message.removeprefix("statedump guard: ").removesuffix("…") in reason

@@ -13,7 +13,8 @@ Per job:
 - PreCompact: then tag the session's next dump, `Before compaction (...)`;
 - PostCompact: the agent's `compact_summary` becomes the checkpoint of that dump in
   `session.yaml` (its source is the transcript line Claude Code wrote the summary to when it can
-  be found, so a later import of the transcript does not tag the same compaction again);
+  be found, so a later import of the transcript does not tag the same compaction again; the
+  dump's name when the transcript's last summary line is an earlier compaction's);
 - after the jobs: the `resume --agents-md` blocks in the project's CLAUDE.md / AGENTS.md are
   refreshed, and the guard's rules rebuilt.
 Any failure is one line in the hook log; the next job still runs.
@@ -226,9 +227,9 @@ def _remember(root: Path, agent_session: str, sid: str, name: str) -> None:
     path.write_text(json.dumps(known, ensure_ascii=False, indent=1), encoding="utf-8")
 
 
-def _summary_line(transcript: str | None) -> str | None:
-    """The uuid of the last compaction summary line in the transcript (Claude Code writes the
-    summary as a user line with `isCompactSummary`), looked for in the file's last megabytes."""
+def _last_summary_line(transcript: str | None) -> tuple[str, str] | None:
+    """The uuid and text of the last compaction summary line in the transcript (Claude Code writes
+    the summary as a user line with `isCompactSummary`), looked for in the file's last megabytes."""
     if not transcript:
         return None
     try:
@@ -241,15 +242,26 @@ def _summary_line(transcript: str | None) -> str | None:
     for line in reversed(tail):
         if '"isCompactSummary"' not in line:
             continue
-        with contextlib.suppress(ValueError):
+        with contextlib.suppress(ValueError, AttributeError):
             data = json.loads(line)
             if data.get("isCompactSummary") and isinstance(data.get("uuid"), str):
-                return str(data["uuid"])
+                content = data.get("message", {}).get("content")
+                parts = content if isinstance(content, list) else [{"text": content}]
+                return str(data["uuid"]), " ".join(str(p.get("text") or "") for p in parts if isinstance(p, dict))
     return None
 
 
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
 def keep_summary(store: Any, job: dict[str, Any]) -> None:
-    """PostCompact: the agent's own summary becomes the checkpoint of the dump PreCompact tagged."""
+    """PostCompact: the agent's own summary becomes the checkpoint of the dump PreCompact tagged.
+
+    Its source is the transcript's summary line when that line is this compaction's (it holds the
+    summary's words, or is no checkpoint yet): a later import of the transcript then does not
+    tag the compaction again. When the last summary line is an earlier compaction's (a second
+    compaction whose line is not written yet), the source is the dump, never that older line."""
     from statedump.models import Checkpoint
     from statedump.services.refs import list_dumps
 
@@ -264,15 +276,29 @@ def keep_summary(store: Any, job: dict[str, Any]) -> None:
     sid = entry.get("session") or store.pick_session(job.get("session"))
     dumps = {d.name: d for d in list_dumps(store, sid)}
     dump = dumps.get(entry.get("dump", "")) or (list(dumps.values())[-1] if dumps else None)
-    uuid = _summary_line(job.get("transcript"))
     label = FORMATS.get(str(job.get("agent")), "claude-code")
-    source = f"{label} {uuid}" if uuid else (dump.name if dump else f"{label} compaction")
     session = store.load_session(sid)
-    if any(c.source == source for c in session.checkpoints):
-        return
+    sources = [c.source for c in session.checkpoints]
+    line = _last_summary_line(job.get("transcript"))
+    if line is not None and (_words(summary)[:200] in _words(line[1]) or f"{label} {line[0]}" not in sources):
+        source = f"{label} {line[0]}"
+    else:
+        source = f"{label} compaction {dump.name}" if dump else f"{label} compaction"
     at = dump.date if dump else datetime.now(UTC)
     point = Checkpoint(at=at, source=source, message=summary)
-    store.update_session(session.model_copy(update={"checkpoints": [*session.checkpoints, point]}), source=source)
+    if source in sources:
+        # Its line imported already (as "compaction summary"): the agent's own words replace that.
+        here = sources.index(source)
+        if session.checkpoints[here].message == summary:
+            return
+        points = [
+            *session.checkpoints[:here],
+            point.model_copy(update={"at": session.checkpoints[here].at}),
+            *session.checkpoints[here + 1 :],
+        ]
+    else:
+        points = [*session.checkpoints, point]
+    store.update_session(session.model_copy(update={"checkpoints": points}), source=source)
 
 
 _BUDGET = re.compile(r"(?:Left out to fit|Over) ([\d,]+) tokens")

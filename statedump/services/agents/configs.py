@@ -135,6 +135,11 @@ class Document:
         return cls(path, data, raw, _indent(raw))
 
     def text(self) -> bytes:
+        if self.original is not None and self.original.strip():
+            # The author's layout kept for everything install did not change (jsonlayout).
+            from statedump.services.agents.jsonlayout import rewrite
+
+            return rewrite(self.original.decode("utf-8"), self.data, self.indent).encode("utf-8")
         body = json.dumps(self.data, indent=self.indent, ensure_ascii=False)
         newline = b"\n" if self.original is None or self.original.endswith(b"\n") else b""
         return body.encode("utf-8") + newline

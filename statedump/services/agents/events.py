@@ -58,6 +58,21 @@ def _json(data: dict[str, Any]) -> Answer:
     return Answer(json.dumps(data, ensure_ascii=False))
 
 
+SHORT = 300
+"""Characters of the line shown to the user (`systemMessage`)."""
+
+
+def short_line(text: str, limit: int = SHORT) -> str:
+    """`text` cut to `limit` characters at a word boundary, an ellipsis saying it was cut."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if text[limit - 1] != " " and space > limit // 2:  # mid-word: back to the word's start
+        cut = cut[:space]
+    return cut.rstrip(" ,;:-") + "…"
+
+
 def guard_answer(agent: str, mode: str, reason: str) -> Answer:
     """The agent's answer for a command the records contradict, in `mode` (warn, ask, deny)."""
     if agent == "opencode":
@@ -66,7 +81,7 @@ def guard_answer(agent: str, mode: str, reason: str) -> Answer:
         first = reason.splitlines()[1].lstrip("- ") if "\n" in reason else reason
         return _json(
             {
-                "systemMessage": f"statedump guard: {first[:300]}",
+                "systemMessage": f"statedump guard: {short_line(first)}",
                 "hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": reason},
             }
         )

@@ -11,6 +11,7 @@ breaks its agent.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -60,12 +61,18 @@ def parse_args(argv: list[str]) -> HookArgs | None:
 
 
 def log_bad_args(argv: list[str]) -> None:
-    """A hook command line `parse_args` could not read: one line in the fallback log."""
+    """A hook command line `parse_args` could not read: one line in the store's log (the fallback log without one)."""
     from statedump.services.agents.hooklog import log_failure
-    from statedump.services.agents.locate import fallback_dir
+    from statedump.services.agents.locate import fallback_dir, find_root, state_dir
 
     event = argv[0] if argv else "?"
-    log_failure(fallback_dir(), "?", event, f"bad hook command line: statedump hook {' '.join(argv)} (see `statedump hook --help`)")
+    folder = fallback_dir()
+    with contextlib.suppress(Exception):  # the store the hook names, else the one around it
+        named = next((argv[i + 1] for i, w in enumerate(argv[:-1]) if w == "--store"), None)
+        named = named or next((w.split("=", 1)[1] for w in argv if w.startswith("--store=")), None)
+        if (found := find_root(named, None)) is not None:
+            folder = state_dir(found)
+    log_failure(folder, "?", event, f"bad hook command line: statedump hook {' '.join(argv)} (see `statedump hook --help`)")
 
 
 def handle(args: HookArgs, stdin: bytes) -> str:
@@ -94,6 +101,13 @@ def handle(args: HookArgs, stdin: bytes) -> str:
     except BaseException as err:  # the agent must never see a failure: one line in the log
         if isinstance(err, SystemExit) and not err.code:
             return ""
+        if folder == fallback_dir():
+            # Before the input named a store (stdin not JSON): the store of --store or of the
+            # hook's working folder, so that `agent status` shows the failure; looked for only
+            # here, the guard's good path pays nothing for it.
+            with contextlib.suppress(Exception):
+                if (found := find_root(args.store, None)) is not None:
+                    folder = state_dir(found)
         log_failure(folder, args.agent, args.event, f"{type(err).__name__}: {err}")
         return ""
 

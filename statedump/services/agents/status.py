@@ -75,13 +75,12 @@ def agent_status(project: Path, store: Path | None) -> AgentStatus:
     """The report for a project (and the store its hooks use)."""
     from statedump.services.agents.capture import pending
 
-    root = find_root(store, project)
-    report = AgentStatus(project, root)
-    for agent in AGENTS:
-        for scope in ("project", "user"):
-            found = installed(agent, scope, project)
-            if found.any:
-                report.installed.append(found)
+    found = [i for agent in AGENTS for scope in ("project", "user") if (i := installed(agent, scope, project)).any]
+    # The store the installed hooks name (as they find it: --store first), the project's own one
+    # scope before the user's.
+    named = next((i.store for i in found if i.store), None)
+    root = find_root(store or named, project)
+    report = AgentStatus(project, root, installed=found)
     if root is not None:
         folder = state_dir(root)
         report.runs = last_runs(folder)
