@@ -15,7 +15,7 @@ from typing import Any
 from statedump.core import codec
 from statedump.core.clock import fixed, now
 from statedump.core.errors import StatedumpError
-from statedump.core.layout import SESSION_FILE
+from statedump.core.layout import SESSION_FILE, record_path
 from statedump.core.redact import redact_model, redact_text, slug_text
 from statedump.core.store.fit import fit_record, fit_session
 from statedump.core.store.store import Store
@@ -297,9 +297,10 @@ def _snapshots(
             if id(raw) not in written:
                 record = writes.record(raw, index)
                 if record is not None and (record.kind, record.id) not in rels:
-                    # One path per record, however many versions of it the dumps hold (pathlib's
-                    # relative_to was a tenth of an import's writing).
-                    rels[record.kind, record.id] = store.rel(store.record_path(sid, record.kind, record.id))
+                    # One path per record, however many versions of it the dumps hold, made as
+                    # the repository path it is (pathlib's join and relative_to were a tenth of
+                    # an import's writing).
+                    rels[record.kind, record.id] = record_path(sid, record.kind, record.id)
                 written[id(raw)] = None if record is None else (rels[record.kind, record.id], writes.text(record))
             entry = written[id(raw)]
             if entry is not None:
