@@ -394,6 +394,25 @@ def test_a_second_compactions_summary_is_kept_though_the_transcript_holds_an_ear
     hook("PostCompact", {**data, "hook_event_name": "PostCompact", "trigger": "auto", "compact_summary": summary})
     wait_idle(store.root)
     assert len(store.load_session("s1").checkpoints) == len(points)
+    # The compaction's own line reaches the transcript later; the next Stop imports it: still one
+    # checkpoint for this compaction, in the agent's words, now under that line's uuid.
+    last = json.loads(REAL_COMPACTION.read_text(encoding="utf-8").splitlines()[-1])
+    line = {
+        **last,
+        "type": "user",
+        "isCompactSummary": True,
+        "uuid": "9c1d0c3e-0000-4000-8000-00000000abcd",
+        "parentUuid": last.get("uuid"),
+        "message": {"role": "user", "content": f"This session is being continued from a previous conversation.\n{summary}"},
+    }
+    with open(transcript, "a", encoding="utf-8") as fh:
+        fh.write(("" if transcript.read_bytes().endswith(b"\n") else "\n") + json.dumps(line) + "\n")
+    hook("Stop", {**data, "hook_event_name": "Stop", "stop_hook_active": False})
+    wait_idle(store.root)
+    after = store.load_session("s1").checkpoints
+    assert [p.message for p in after] == [p.message for p in points]
+    assert after[-1].source == f"claude-code {line['uuid']}"
+    assert not (store.root / ".git" / "statedump" / "hooks.log").exists()
 
 
 def test_bad_stdin_inside_a_store_goes_to_the_stores_log(store: Store, tmp_path: Path) -> None:

@@ -14,7 +14,8 @@ Per job:
 - PostCompact: the agent's `compact_summary` becomes the checkpoint of that dump in
   `session.yaml` (its source is the transcript line Claude Code wrote the summary to when it can
   be found, so a later import of the transcript does not tag the same compaction again; the
-  dump's name when the transcript's last summary line is an earlier compaction's);
+  dump's name when the transcript's last summary line is an earlier compaction's, until an
+  import reads this compaction's line: the checkpoint then takes that line's source);
 - after the jobs: the `resume --agents-md` blocks in the project's CLAUDE.md / AGENTS.md are
   refreshed, and the guard's rules rebuilt.
 Any failure is one line in the hook log; the next job still runs.
@@ -205,6 +206,7 @@ def capture(store: Any, job: dict[str, Any]) -> None:
     """Import the job's transcript; at PreCompact, then tag a dump."""
     if job.get("transcript"):
         _import(store, job)
+        _claim_summary_line(store, job)
     if job.get("event") != "PreCompact":
         return
     from statedump.services.refs import tag_dump
@@ -298,6 +300,31 @@ def keep_summary(store: Any, job: dict[str, Any]) -> None:
         ]
     else:
         points = [*session.checkpoints, point]
+    store.update_session(session.model_copy(update={"checkpoints": points}), source=source)
+
+
+def _claim_summary_line(store: Any, job: dict[str, Any]) -> None:
+    """A summary kept under its dump's name (its transcript line came after PostCompact) takes the
+    line's source once an import has read that line: one checkpoint for the compaction, in the
+    agent's own words, not a second one the import made of the same line."""
+    label = FORMATS.get(str(job.get("agent")), "claude-code")
+    sid = store.pick_session(job.get("session"))
+    session = store.load_session(sid)
+    waiting = [i for i, c in enumerate(session.checkpoints) if c.source.startswith(f"{label} compaction ")]
+    if not waiting:
+        return
+    line = _last_summary_line(job.get("transcript"))
+    if line is None:
+        return
+    source = f"{label} {line[0]}"
+    sources = [c.source for c in session.checkpoints]
+    mine = next((i for i in reversed(waiting) if _words(session.checkpoints[i].message)[:200] in _words(line[1])), None)
+    if mine is None:
+        return
+    points = list(session.checkpoints)
+    points[mine] = points[mine].model_copy(update={"source": source})
+    if source in sources:
+        del points[sources.index(source)]
     store.update_session(session.model_copy(update={"checkpoints": points}), source=source)
 
 
