@@ -31,11 +31,12 @@ class Journal:
     before: dict[str, bytes | None] | None
 
 
-def write_journal(path: Path, head: str | None, before: dict[str, bytes | None], subject: str) -> None:
-    """Durably record a write of the repository paths in `before`, with their bytes now."""
+def write_journal(path: Path, head: str | None, before: dict[str, bytes | None], subject: str, *, durable: bool = True) -> None:
+    """Record a write of the repository paths in `before`, with their bytes now; synced to disk
+    when `durable` (as git syncs its commits: core/git/durability.py)."""
     kept = {rel: None if data is None else base64.b64encode(data).decode() for rel, data in before.items()}
     entry = {"head": head, "paths": list(before), "subject": subject, "pid": os.getpid(), "before": kept}
-    write_atomic(path, json.dumps(entry).encode())
+    write_atomic(path, json.dumps(entry).encode(), durable=durable)
 
 
 def unsafe_path(rel: str) -> str | None:

@@ -81,6 +81,8 @@ class Store:
         # (the MCP server's workers) take turns on `_guard` before the file lock.
         self._guard = threading.RLock()
         self._depth = 0
+        self._durable: bool | None = None
+        self._sessions_checked: dict[str, tuple[int, ...]] = {}
 
     # -- finding ------------------------------------------------------------
     @classmethod
@@ -254,6 +256,16 @@ class Store:
         """Where an unfinished write is recorded, so `statedump doctor` can undo it after a crash."""
         return self.git.git_dir / JOURNAL
 
+    @property
+    def durable(self) -> bool:
+        """Whether writes sync to disk: as git is told to sync a commit (core/git/durability.py),
+        asked once per store."""
+        if self._durable is None:
+            from statedump.core.git.durability import syncs_loose_objects
+
+            self._durable = syncs_loose_objects(self.git.git_dir)
+        return self._durable
+
     def commit_files(self, files: dict[Path, bytes | None], message: str, when: datetime | None = None) -> str:
         """Write (or delete, for None) several files and commit them as one change.
 
@@ -267,7 +279,10 @@ class Store:
                 if data is None:
                     path.unlink(missing_ok=True)
                 else:
-                    write_atomic(path, data)
+                    # No fsync of the file: the journal written first names it, so `doctor` puts
+                    # it back if the writer dies before the commit; once the commit exists the
+                    # file is only its work-tree copy (the import's writes reason the same).
+                    write_atomic(path, data, durable=False)
             sha = self.git.commit(paths, message, when)
         except BaseException as err:
             self.undo_write(backups, paths, err)
@@ -288,7 +303,7 @@ class Store:
         paths = [self.rel(p) for p in backups]
         # What each file held before (not HEAD): a repair puts an uncommitted hand edit back.
         before = {self.rel(p): data for p, data in backups.items()}
-        write_journal(self.journal_path, self.git.head(), before, message.split("\n", 1)[0])
+        write_journal(self.journal_path, self.git.head(), before, message.split("\n", 1)[0], durable=self.durable)
         return message, backups, paths
 
     def undo_write(self, backups: dict[Path, bytes | None], paths: list[str], err: BaseException) -> NoReturn:
@@ -383,8 +398,12 @@ class Store:
         if not (self.session_dir(session) / SESSION_FILE).is_file():
             raise NotFound(f"no session {session!r}", where="-s", hint="`statedump sessions` lists them")
         # A session whose own file is broken (or leads out of the store) takes no records: every
-        # read of it would refuse them anyway.
-        self.load_session(session)
+        # read of it would refuse them anyway. Checked again only when the folder or the file
+        # changed since this store last checked it (a resident MCP server adds many).
+        seen = _session_stamp(self.session_dir(session))
+        if self._sessions_checked.get(session) != seen:
+            self.load_session(session)
+            self._sessions_checked[session] = seen
         with self.lock():
             if check_links:
                 self._refuse_dangling(session, record, where)
@@ -492,3 +511,13 @@ class Store:
                 return None
             head = primary or records[0]
             return self.commit_files(files, commit_message(action, head, session, source, subject), when or fixed())
+
+
+def _session_stamp(folder: Path) -> tuple[int, ...]:
+    """What a session's folder and file are now (link or not, inode, size, change time): equal
+    stamps mean an earlier check of them still holds."""
+    try:
+        d, f = folder.lstat(), (folder / SESSION_FILE).lstat()
+    except OSError:
+        return ()
+    return (d.st_mode, d.st_ino, d.st_dev, f.st_mode, f.st_ino, f.st_size, f.st_mtime_ns, f.st_ctime_ns)
