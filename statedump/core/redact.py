@@ -197,9 +197,10 @@ skipped (prose about "tokens" is common in an agent's transcript, and running ev
 over it was most of an import's redaction time). The fixed starts are looked for with `in`
 and the named forms only in a text that holds one of their words: one alternation of them all
 scanned 5 MB/s, a third of an import's redaction time."""
-_CACHED_CLUES = 2000
+_CACHED_CLUES = 256
 """Texts up to this long have their answer remembered: field names and mapping keys, titles
-and short values are asked about again for every record and every checkpoint that holds them."""
+and short values are asked about again for every record and every checkpoint that holds them
+(at most a few MB kept in a long-running process; remembering longer texts saved nothing)."""
 
 
 def _may_hold_secret(text: str) -> bool:
