@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -22,9 +23,22 @@ def sync(remote: str | None, store_path: Path | None, as_json: bool) -> None:
     conflicts/, with the steps to resolve it. Exit status 1 when that happens.
     """
 
+    from statedump.core.errors import StatedumpError
     from statedump.services.sync import sync as run
 
-    result = run(open_store(store_path), remote)
+    try:
+        store = open_store(store_path)
+    except StatedumpError:
+        # A clone of a bare remote whose HEAD names a missing branch has nothing checked out.
+        from statedump.core.store.store import ENV_STORE
+        from statedump.services.sync.adopt import adopt_remote_branch
+
+        done = adopt_remote_branch(store_path or Path(os.environ.get(ENV_STORE) or Path.cwd()))
+        if done is None:
+            raise
+        click.echo(safe(done))
+        store = open_store(store_path)
+    result = run(store, remote)
     if as_json:
         print_json(result)
     else:

@@ -88,6 +88,10 @@ class Branch(Runner):
         """Push all of `refspecs` or none (`--atomic`), without hooks."""
         self._run("push", "--atomic", "--no-verify", "--quiet", *(["--set-upstream"] if set_upstream else []), remote, *refspecs)
 
+    def switch_tracking(self, branch: str, upstream: str) -> None:
+        """Create `branch` at `upstream`, tracking it, and check it out (`switch -c --track`)."""
+        self._run("switch", "--quiet", "-c", branch, "--track", upstream)
+
     def fast_forward(self, rev: str) -> None:
         self._run("merge", "--quiet", "--ff-only", rev)
 
