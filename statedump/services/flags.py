@@ -16,9 +16,10 @@ followed by a digit (`-1`) counts as a value.
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass, field
 from typing import Literal
+
+from statedump.services.shellwords import logical_lines, split_words
 
 Form = Literal["shell", "systemd", "env"]
 
@@ -99,34 +100,18 @@ def _simple_command(words: list[str], env: dict[str, str], flags: dict[str, list
 
 
 def _tokens(line: str) -> list[str] | None:
-    lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>")
-    lexer.whitespace_split = True
-    lexer.commenters = ""  # '#' inside a word (a URL fragment) is not a comment
-    try:
-        return list(lexer)
-    except ValueError:
-        return None  # an open quote: the line goes on below
+    return split_words(line)  # None: an open quote, the line goes on below
 
 
 def _logical_lines(text: str) -> list[str]:
     """Lines with backslash-newline continuations joined and open quotes carried over."""
-    joined = re.sub(r"\\\r?\n", " ", text)
-    out: list[str] = []
-    pending = ""
-    for line in joined.splitlines():
-        pending = f"{pending}\n{line}" if pending else line
-        if _tokens(pending) is not None:
-            out.append(pending)
-            pending = ""
-    if pending:
-        out.append(pending.replace('"', " ").replace("'", " "))  # unbalanced to the end: read it as bare words
-    return out
+    return logical_lines(text)
 
 
 def _parse_shell(text: str, env: dict[str, str], flags: dict[str, list[str | None]], programs: list[list[str]]) -> None:
     for line in _logical_lines(text):
         tokens = _tokens(line) or []
-        # shlex loses spacing, so `2>` and `--workers 2 >` look alike: remember which
+        # Splitting loses spacing, so `2>` and `--workers 2 >` look alike: remember which
         # numbers were written right against a redirection.
         descriptors = set(_DESCRIPTOR.findall(line))
         words: list[str] = []
