@@ -4,12 +4,14 @@ An agent's transcript only grows while the session runs, and the agent hooks imp
 every compaction: reading hundreds of megabytes each time would make every compaction wait.
 So each import of a Claude Code or Codex transcript leaves, under `.git/statedump/imports/`,
 one state file per (format, transcript, session): how far the file was read (the end of its
-last complete line), a digest of the 64 KB before that point, and the lines the reader parsed
-on the way (the few a Claude Code reader does not pass over unparsed).
+last complete line), a digest of the 64 KB before that point, and where the lines the reader
+parsed on the way start (the few a Claude Code reader does not pass over unparsed), each with
+its length and digest — never their text, which is the user's and may hold a pasted key.
 
 The next import compares: the same size and the same tail is an unchanged file (one stat and
 one hash of 64 KB, no parse); a shorter file or another tail is a rewritten one, read whole;
-otherwise the kept lines are handed to the reader again and the file is read on from where
+otherwise the kept lines are read back from the transcript, checked against their digests,
+handed to the reader again, and the file is read on from where
 the last import stopped (see `jsonl.Resume`). The reader thus builds the same plan a whole read
 would, so every record that depends on what came before (the server running when a benchmark
 ran, a tool call whose result comes after the offset, the prompts a rewind abandons, the
@@ -47,7 +49,7 @@ STREAMED = ("claude-code", "codex")
 TAIL = 64 * 1024
 """Bytes before the offset whose digest tells a grown file from a rewritten one."""
 
-_VERSION = 2
+_VERSION = 3  # 3: kept lines named by place and digest, not by their text
 
 _WHOLE = 8 << 20
 """Above this many bytes read, an import that parsed more than half of them keeps none to replay."""
@@ -136,11 +138,11 @@ def import_incremental(
             report.read = ReadSpan("unchanged", state.offset, state.offset, size, reason)
             return report
         if mode == "grown":
-            replay = _replay(where, state)
+            replay = _replay(where, state, path)
             if replay is None:
                 reason = "grown, but the last import kept too much to replay: read whole"
             else:
-                resume = Resume(path.resolve(), state.offset, state.lines, replay)
+                resume = Resume(path.resolve(), state.offset, state.lines, replay[0], positions=replay[1])
     from statedump.services.ingest.apply import apply_plan, source_label
 
     with resuming(resume):
@@ -167,7 +169,7 @@ def import_incremental(
                 # A reader that parses most of a big file (Codex's) would replay most of it: a
                 # whole read costs the same, without a second copy of the file under .git.
                 kept = None
-            _save(where, path, report.session, size, resume.end, resume.end_lines, tail, kept, digests, resume.others)
+            _save(where, path, report.session, size, resume.end, resume.end_lines, tail, kept, digests, resume.others, resume.positions)
         else:  # read whole each time it changes; the state only tells it unchanged
             # (What it read instead, the decompressed copy, is gone: it is no file to follow.)
             _save(where, path, report.session, size, size, 0, tail, None, digests, {})
@@ -227,23 +229,40 @@ def _load(where: Path) -> _State | None:
         return None
 
 
-def _replay(where: Path, state: _State) -> list[tuple[int, bytes]] | None:
-    """The kept lines, or None when they were not kept or cannot be read back whole."""
+def _line_digest(raw: bytes) -> str:
+    return hashlib.blake2b(raw, digest_size=8).hexdigest()
+
+
+def _replay(where: Path, state: _State, transcript: Path) -> tuple[list[tuple[int, bytes]], dict[int, int]] | None:
+    """The kept lines (read back from the transcript at the places the state names, each
+    checked against its digest) and their places; None when they were not kept or any cannot
+    be read back as it was (the file is then read whole)."""
     if state.kept is None:
         return None
     try:
         with open(where, "rb") as fh:
             fh.readline()
             body = fh.read()
-    except OSError:
+        out: list[tuple[int, bytes]] = []
+        places: dict[int, int] = {}
+        with open(transcript, "rb") as source:
+            for entry in body.splitlines():
+                number, _, ref = entry.partition(b"\t")
+                if not number.isdigit():
+                    return None
+                if ref.startswith(b"!"):  # a passed-over line's token (a few letters)
+                    out.append((int(number), ref + b"\n"))
+                    continue
+                start, length, digest = ref.split(b":")
+                source.seek(int(start))
+                raw = source.read(int(length))
+                if len(raw) != int(length) or _line_digest(raw) != digest.decode():
+                    return None
+                out.append((int(number), raw))
+                places[int(number)] = int(start)
+    except (OSError, ValueError):
         return None
-    out: list[tuple[int, bytes]] = []
-    for entry in body.splitlines(keepends=True):
-        number, _, raw = entry.partition(b"\t")
-        if not number.isdigit() or not raw.endswith(b"\n"):
-            return None
-        out.append((int(number), raw))
-    return out if len(out) == state.kept else None
+    return (out, places) if len(out) == state.kept else None
 
 
 def _save(
@@ -257,6 +276,7 @@ def _save(
     kept: list[tuple[int, bytes]] | None,
     records: dict[str, str],
     others: dict[str, tuple[int, int]],
+    positions: dict[int, int] | None = None,
 ) -> None:
     """The state after a committed import, written atomically. A failure is not the user's
     error: the state left behind (or none) only makes the next import read more again."""
@@ -272,8 +292,16 @@ def _save(
         "records": records,
         "others": others,
     }
-    # Lines cannot hold a raw newline (JSON escapes it), so one kept line is one line here.
-    body = b"".join(b"%d\t%s" % (number, raw) for number, raw in kept or ())
+    # A kept line is named by where it starts, its length and a digest, never by its text: the
+    # transcript holds what the user pasted (keys among it), and .git/statedump holds no secret.
+    places = positions or {}
+    body = b"".join(
+        b"%d\t%s" % (number, raw)
+        if raw.startswith(b"!")
+        else b"%d\t%d:%d:%s\n" % (number, places[number], len(raw), _line_digest(raw).encode())
+        for number, raw in kept or ()
+        if raw.startswith(b"!") or number in places
+    )
     # Not compressed: compressing and decompressing them took a tenth of a resumed import.
     data = json.dumps(head).encode() + b"\n" + body
     # Not synced: after a power cut a state file that did not survive whole is not read (its

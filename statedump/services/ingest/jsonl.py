@@ -117,6 +117,9 @@ class Resume:
     second copy of the file)."""
     kept: list[tuple[int, bytes]] | None = None
     """After the read: `replay` and the lines parsed now, or None when over `keep_limit`."""
+    positions: dict[int, int] = field(default_factory=dict)
+    """Line number -> where the kept line starts in the file: the state file names kept lines
+    by place and digest, never by their text (a transcript holds what the user pasted)."""
     end: int = 0
     """After the read: the end of the last complete line (a line still being written is read again)."""
     end_lines: int = 0
@@ -237,6 +240,7 @@ def iter_jsonl(
                     kept = None
                 else:
                     kept.append((number, raw))
+                    resume.positions[number] = offset + done - (stop - start)  # type: ignore[union-attr]  # kept only when resuming
             yield number, value
     if progress is not None:
         progress(total, total)
