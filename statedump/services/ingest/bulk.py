@@ -89,7 +89,7 @@ def commit_bulk(
             writer.join()
         if writer.error is not None:
             raise writer.error
-        sha = store.git.commit(paths, message, when)
+        sha = store.git.commit(paths, message, when, exact=True)
     except BaseException as err:
         writer.join()
         store.undo_write(backups, paths, err)
