@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -184,3 +185,27 @@ def find_secrets(text: str) -> list[str]:
     from statedump.core.redact import findings
 
     return findings(text)
+
+
+# -- processes killed in tests ------------------------------------------------
+
+
+def alive_in_group(group: int) -> bool:
+    """True while a process of this group is still running (for kill -9 tests)."""
+    # Zombies do not count: their files are closed, and PID 1 in a container may never reap them.
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == group and fields[0] != "Z":
+            return True
+    return False
+
+
+def wait_until_gone(group: int) -> None:
+    """Wait (up to 10 s) until no process of the group is left."""
+    # A killed git child can outlive its parent by a moment; the crash is over when none is left.
+    deadline = time.monotonic() + 10
+    while alive_in_group(group) and time.monotonic() < deadline:
+        time.sleep(0.01)

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from click.testing import CliRunner
-from helpers import git
+from helpers import git, wait_until_gone
 
 from statedump.cli import main
 from statedump.core import codec
@@ -30,25 +30,6 @@ for i in itertools.count():
     if i % 3 == 0:
         store.put("s1", Discovery(id=f"{tag}-d{i}", title=f"finding {i} (edited)", status="suspected"))
 """
-
-
-def _alive_in_group(group: int) -> bool:
-    # Zombies do not count: their files are closed, and PID 1 in a container may never reap them.
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[2]) == group and fields[0] != "Z":
-            return True
-    return False
-
-
-def _wait_until_gone(group: int) -> None:
-    # A killed git child can outlive its parent by a moment; the crash is over when none is left.
-    deadline = time.monotonic() + 10
-    while _alive_in_group(group) and time.monotonic() < deadline:
-        time.sleep(0.01)
 
 
 def _assert_sound(store: Store) -> None:
@@ -77,7 +58,7 @@ def test_kill_minus_nine_at_random_moments(store: Store, tmp_path: Path) -> None
         time.sleep(rng.uniform(0.4, 1.2))
         os.killpg(proc.pid, signal.SIGKILL)  # the writer and any git child it was running
         proc.wait()
-        _wait_until_gone(proc.pid)
+        wait_until_gone(proc.pid)
         found = examine(store, repair=True)
         repaired_something |= bool(found)
         _assert_sound(store)

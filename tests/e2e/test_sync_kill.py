@@ -16,30 +16,12 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import Cli, git
+from helpers import Cli, git, wait_until_gone
 
 from statedump.core.store.store import Store
 from statedump.models import Goal, Session
 
 ROUNDS = int(os.environ.get("STATEDUMP_SYNC_KILLS", "6"))
-
-
-def _alive_in_group(group: int) -> bool:
-    # Zombies do not count: their files are closed, and PID 1 in a container may never reap them.
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[2]) == group and fields[0] != "Z":
-            return True
-    return False
-
-
-def _wait_until_gone(group: int) -> None:
-    deadline = time.monotonic() + 10
-    while _alive_in_group(group) and time.monotonic() < deadline:
-        time.sleep(0.01)
 
 
 def _ok(cli: Cli, *args: str) -> str:
@@ -107,7 +89,7 @@ def test_kill_minus_nine_during_sync_at_random_moments(tmp_path: Path) -> None:
         time.sleep(rng.uniform(0.0, span * 1.1))
         os.killpg(proc.pid, signal.SIGKILL)  # sync and every git it was running
         proc.wait()
-        _wait_until_gone(proc.pid)
+        wait_until_gone(proc.pid)
 
         # The remote's receive-pack runs in sync's process group over a local path, so the kill
         # can cut it off with a ref locked in the remote. A server's own process would not die
