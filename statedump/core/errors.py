@@ -118,7 +118,7 @@ def from_validation(
         if missing and str(where) == "arguments":
             hint = "pass " + " ".join(f"--field {name}=..." for name in missing)
         elif unknown and fields:
-            hint = f"a {kind or 'record'} has: {', '.join(fields)}"
+            hint = f"{a(kind or 'record')} has: {', '.join(fields)}"
         else:
             hint = f"`statedump schema --show {kind}` lists its fields" if kind else "fix the field and try again"
     return BadInput("; ".join(parts), where=where, hint=hint)
@@ -142,3 +142,8 @@ def from_os_error(err: OSError) -> StatedumpError:
     where = err.filename if err.filename is not None else None
     hint = _OS_HINTS.get(err.errno or 0, "run `statedump doctor` if a write was under way")
     return StatedumpError(reason, where=os.fsdecode(where) if isinstance(where, (str, bytes)) else None, hint=hint)
+
+
+def a(noun: str) -> str:
+    """`noun` with its article, for messages: "a task", "an instruction"."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"

@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from statedump.core import codec
-from statedump.core.errors import BadInput, StatedumpError, from_validation
+from statedump.core.errors import BadInput, StatedumpError, a, from_validation
 from statedump.core.layout import check_id
 from statedump.core.store.store import Store
 from statedump.models import RELATIONS, Decision, RecordBase, Session
@@ -231,13 +231,13 @@ def supersede(store: Store, session: str, old: str, new: str, *, source: str | N
             raise BadInput("a record cannot supersede itself", where=new)
         if before_old.kind != before_new.kind:
             raise BadInput(
-                f"{new} is a {before_new.kind} and {old} a {before_old.kind}",
+                f"{new} is {a(before_new.kind)} and {old} {a(before_old.kind)}",
                 where=new,
                 hint="a record supersedes one of its own kind; link others with --link relates_to:ID",
             )
         if before_old.kind not in SUPERSEDED:
             raise BadInput(
-                f"a {before_old.kind} is not superseded",
+                f"{a(before_old.kind)} is not superseded",
                 where=old,
                 hint=f"set its status instead (`statedump status {old} ...`) and link them with `statedump edit {new} --link relates_to:{old}`",
             )

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from statedump.core.errors import a
 from statedump.models import Benchmark, Command, Decision, Enforcement, Instruction
 from statedump.models.state import SessionState
 from statedump.services.flags import ParsedCommand, parse_command
@@ -136,7 +137,7 @@ def _dangling(state: SessionState) -> list[Finding]:
             named = state.get(e.command)
             if named is not None and not isinstance(named, Command):
                 out.append(
-                    Finding("dangling-link", f"decision/{d.id}", f"enforces names {e.command}, which is a {named.kind}, not a command")
+                    Finding("dangling-link", f"decision/{d.id}", f"enforces names {e.command}, which is {a(named.kind)}, not a command")
                 )
     return out
 
@@ -236,7 +237,7 @@ def _benchmark_findings(state: SessionState) -> list[Finding]:
                 out.append(Finding("benchmark-command-missing", f"benchmark/{b.id}", f"produced_by command {target} no longer exists"))
             elif not isinstance(rec, Command):
                 out.append(
-                    Finding("benchmark-command-missing", f"benchmark/{b.id}", f"produced_by names {target}, a {rec.kind}, not a command")
+                    Finding("benchmark-command-missing", f"benchmark/{b.id}", f"produced_by names {target}, {a(rec.kind)}, not a command")
                 )
     return out
 

@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from statedump.core.clock import now
-from statedump.core.errors import StatedumpError, from_validation
+from statedump.core.errors import StatedumpError, a, from_validation
 from statedump.core.layout import check_id
 from statedump.core.redact import slug_text
 from statedump.core.render.candidates import did_you_mean
@@ -123,7 +123,7 @@ def with_status(current: RecordBase, new_status: str) -> RecordBase:
     if new_status not in allowed:
         near = did_you_mean(new_status, allowed)
         raise StatedumpError(
-            f"{new_status!r} is not a {current.kind} status",
+            f"{new_status!r} is not {a(current.kind)} status",
             where="STATUS",
             hint=f"{near + ' ' if near else ''}use one of: {', '.join(allowed)}",
         )

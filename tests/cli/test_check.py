@@ -135,7 +135,7 @@ def test_dangling_links_and_enforcement_of_a_non_command() -> None:
     lines = [f.line() for f in check(state)]
     assert "dangling-link: instruction/i1: link relates_to -> ghost: no such record" in lines
     assert "dangling-link: decision/d1: link enforces -> gone: no such record" in lines
-    assert "dangling-link: decision/d1: enforces names i1, which is a instruction, not a command" in lines
+    assert "dangling-link: decision/d1: enforces names i1, which is an instruction, not a command" in lines
     assert len(lines) == 3
 
 

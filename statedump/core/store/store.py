@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from statedump.core.clock import fixed
-from statedump.core.errors import GitFailed, NotFound, StatedumpError
+from statedump.core.errors import GitFailed, NotFound, StatedumpError, a
 from statedump.core.git.errors import CommandFailed
 from statedump.core.git.gateway import Git, find_worktree
 from statedump.core.layout import SESSION_FILE, SESSIONS, RecordRef, check_id, record_path, session_path
@@ -439,7 +439,7 @@ class Store:
 
         if existing.kind == record.kind and norm(existing.title) == norm(record.title):
             raise StatedumpError(
-                f"a {record.kind} titled {record.title!r} already exists: {existing.id}",
+                f"{a(record.kind)} titled {record.title!r} already exists: {existing.id}",
                 where=f"{existing.kind}/{existing.id}",
                 hint=f"change it with `statedump edit {existing.id}`, or pass --id to add another",
             )

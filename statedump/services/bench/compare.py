@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from statedump.core import codec
-from statedump.core.errors import NotFound, StatedumpError
+from statedump.core.errors import NotFound, StatedumpError, a
 from statedump.core.render.markup import bullets, cell, code, inline, table
 from statedump.core.render.numbers import number
 from statedump.core.store.store import Store
@@ -270,7 +270,7 @@ def load_side(spec: str, store: Store | None, session: str | None) -> Side:
     else:
         found = store.get(sid, record_id)
     if not isinstance(found, Benchmark):
-        raise StatedumpError(f"{record_id!r} is a {found.kind} record, not a benchmark", where=spec)
+        raise StatedumpError(f"{record_id!r} is {a(found.kind)} record, not a benchmark", where=spec)
     return Side(spec, found)
 
 
