@@ -23,7 +23,7 @@ from statedump.core.errors import BadInput, StatedumpError, a, from_validation
 from statedump.core.layout import check_id
 from statedump.core.store.store import Store
 from statedump.models import RELATIONS, Decision, RecordBase, Session
-from statedump.services.records import build, with_status
+from statedump.services.records import build, drop_path, with_status
 
 
 @dataclass(frozen=True)
@@ -65,14 +65,14 @@ def set_status(store: Store, session: str, record_id: str, new_status: str, sour
         return Change(current, record, store.put(session, record, action=f"status {new_status}", source=source))
 
 
-def _pop_path(data: dict[str, Any], key: str) -> None:
-    *parents, last = key.split(".")
-    for part in parents:
-        nested = data.get(part)
-        if not isinstance(nested, dict):
-            return
-        data = nested
-    data.pop(last, None)
+def _keep_id(record: RecordBase, record_id: str, where: str) -> None:
+    # An edit changes what a record says, never which record it is: renaming is `mv`'s job.
+    if record.id != record_id:
+        raise BadInput(
+            f"field 'id' is {record.id!r}: an edit cannot change the id",
+            where=where,
+            hint=f"`statedump mv {record_id} {record.id}` renames it and its links",
+        )
 
 
 def update(
@@ -99,17 +99,12 @@ def update(
         current = store.get(session, record_id)
         base = codec.record_data(current)
         for key in [k for k, v in fields.items() if v is None]:
-            _pop_path(base, key)
+            drop_path(base, key)
             del fields[key]
         kind = fields.pop("kind", None) or texts.pop("kind", None) or current.kind
         base["kind"] = kind
         record, _ = build(str(kind), base=base, fields=fields, texts=texts, links=links, where=where)
-        if record.id != record_id:
-            raise BadInput(
-                f"field 'id' is {record.id!r}: an edit cannot change the id",
-                where=where,
-                hint=f"`statedump mv {record_id} {record.id}` renames it and its links",
-            )
+        _keep_id(record, record_id, where)
         return Change(current, record, store.put(session, record, source=source))
 
 
@@ -138,12 +133,7 @@ def replace(
             )
         kind = data.get("kind", current.kind)
         record, _ = build(str(kind), base={"id": record_id, **data}, where=where)
-        if record.id != record_id:
-            raise BadInput(
-                f"field 'id' is {record.id!r}: an edit cannot change the id",
-                where=where,
-                hint=f"`statedump mv {record_id} {record.id}` renames it and its links",
-            )
+        _keep_id(record, record_id, where)
         return Change(current, record, store.put(session, record, source=source))
 
 

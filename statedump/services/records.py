@@ -48,14 +48,16 @@ def _set_path(data: dict[str, Any], key: str, value: Any, where: str = "--field"
     target[parts[-1]] = value
 
 
-def _drop_path(data: dict[str, Any], key: str) -> None:
-    # `--field environment.tp=` (nothing after `=`): no value, so the key goes.
+def drop_path(data: dict[str, Any], key: str) -> None:
+    """Remove `key` (dotted: `environment.tp` reaches into a mapping) from `data`, if it is there:
+    `--field environment.tp=` with nothing after `=`, or a field an edit sets to null."""
     *above, last = key.split(".")
-    target: Any = data
     for part in above:
-        target = target.get(part) if isinstance(target, dict) else None
-    if isinstance(target, dict):
-        target.pop(last, None)
+        nested = data.get(part)
+        if not isinstance(nested, dict):
+            return
+        data = nested
+    data.pop(last, None)
 
 
 def build(
@@ -86,7 +88,7 @@ def build(
             _set_path(data, key, value, where)
     for key, raw in (texts or {}).items():
         if "." in key and not raw.strip():
-            _drop_path(data, key)
+            drop_path(data, key)
         else:
             _set_path(data, key, from_text(cls, key, raw))
     # `key:` with nothing after it (a template's empty line, JSON null) says nothing: absent.
