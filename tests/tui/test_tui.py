@@ -499,21 +499,41 @@ def test_make_app_checks_the_session_first(store: Store) -> None:
 # -- following the store, going back along links, the keys -------------------------------------
 
 
-def test_a_record_added_from_another_process_appears_in_the_open_session(demo_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import subprocess
-    import sys
-
+@pytest.fixture
+def fast_refresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The session screen looks at the store every REFRESH_EVERY seconds; tests need not wait a whole one.
     from statedump.tui.screens import session as session_screen_module
 
     monkeypatch.setattr(session_screen_module, "REFRESH_EVERY", 0.2)
+
+
+async def on_record(pilot: Pilot[None], app: StatedumpApp, record_id: str) -> RecordsView:
+    """The Records view, its cursor on `record_id`."""
+    await pilot.press("2")
+    await settle(pilot, rounds=1)
+    view = app.screen.query_one(RecordsView)
+    view.show_record(record_id)
+    await settle(pilot)
+    return view
+
+
+async def until(pilot: Pilot[None], done: Callable[[], bool], seconds: float = 10) -> None:
+    """Let the app run until `done()` (a change made elsewhere has reached the screen), or time runs out."""
+    deadline = time.monotonic() + seconds
+    while not done() and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+        await settle(pilot, rounds=1)
+
+
+@pytest.mark.usefixtures("fast_refresh")
+def test_a_record_added_from_another_process_appears_in_the_open_session(demo_copy: Path) -> None:
+    import subprocess
+    import sys
+
     app = make_app(Store(demo_copy), SID)
 
     async def scenario(pilot: Pilot[None]) -> None:
-        await pilot.press("2")
-        await settle(pilot, rounds=1)
-        view = app.screen.query_one(RecordsView)
-        view.show_record("bf16-kv-cache")
-        await settle(pilot)
+        view = await on_record(pilot, app, "bf16-kv-cache")
         count = app.screen.query_one("#records-table", DataTable).row_count
         # Another shell (or an agent over MCP) adds a record: a real process, the real CLI.
         subprocess.run(
@@ -522,10 +542,7 @@ def test_a_record_added_from_another_process_appears_in_the_open_session(demo_co
             capture_output=True,
         )
         table = app.screen.query_one("#records-table", DataTable)
-        deadline = time.monotonic() + 10
-        while table.row_count == count and time.monotonic() < deadline:
-            await asyncio.sleep(0.1)
-            await settle(pilot, rounds=1)
+        await until(pilot, lambda: table.row_count != count)
         assert table.row_count == count + 1
         assert "seen-from-outside-the-tui" in {str(k.value) for k in table.rows}
         assert view.current_id() == "bf16-kv-cache"  # the place is kept
@@ -538,11 +555,7 @@ def test_escape_after_following_links_goes_back_record_by_record(demo_root: Path
     app = make_app(Store(demo_root), SID)
 
     async def scenario(pilot: Pilot[None]) -> None:
-        await pilot.press("2")
-        await settle(pilot, rounds=1)
-        view = app.screen.query_one(RecordsView)
-        view.show_record("bf16-kv-cache")
-        await settle(pilot)
+        view = await on_record(pilot, app, "bf16-kv-cache")
         await pilot.press("l", "enter")  # follow evidence -> fp8-kv-cache-unscaled
         await settle(pilot)
         first = view.current_id()
@@ -583,31 +596,25 @@ def test_question_mark_shows_the_keys(demo_root: Path) -> None:
     drive(app, scenario)
 
 
-def test_a_status_set_from_the_tui_is_one_commit_and_shows(demo_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from statedump.tui.screens import session as session_screen_module
-
-    monkeypatch.setattr(session_screen_module, "REFRESH_EVERY", 0.2)
+@pytest.mark.usefixtures("fast_refresh")
+def test_a_status_set_from_the_tui_is_one_commit_and_shows(demo_copy: Path) -> None:
     before = git(demo_copy, "rev-list", "--count", "HEAD")
     app = make_app(Store(demo_copy), SID)
 
     async def scenario(pilot: Pilot[None]) -> None:
-        await pilot.press("2")
-        await settle(pilot, rounds=1)
-        view = app.screen.query_one(RecordsView)
-        view.show_record("disable-nextn")
-        await settle(pilot)
+        await on_record(pilot, app, "disable-nextn")
         await pilot.press("c")
         await settle(pilot)
         options = app.screen.query_one("#status-options", OptionList)
         options.highlighted = [options.get_option_at_index(i).id for i in range(options.option_count)].index("rejected")
         await pilot.press("enter")
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            await asyncio.sleep(0.1)
-            await settle(pilot, rounds=1)
-            record = session_screen(app).state.get("disable-nextn") if session_screen(app).state else None
-            if record is not None and record.status == "rejected":
-                break
+
+        def rejected() -> bool:
+            state = session_screen(app).state
+            record = state.get("disable-nextn") if state else None
+            return record is not None and record.status == "rejected"
+
+        await until(pilot, rejected)
         assert session_screen(app).state.get("disable-nextn").status == "rejected"  # type: ignore[union-attr]
 
     drive(app, scenario)
