@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import FIXTURES, SECRETS, Cli, git, snapshot
+from helpers import CLAUDE_CODE_ENVELOPE, FIXTURES, SECRETS, Cli, git, snapshot
 
 from benchmarks import generate
 from statedump.core.git.fastimport import clean_message
@@ -25,15 +25,7 @@ from statedump.services.ingest.plan import ImportPlan
 from statedump.services.ingest.transcript import Transcript
 from statedump.services.refs import list_dumps
 
-ENV = {
-    "parentUuid": None,
-    "isSidechain": False,
-    "userType": "external",
-    "cwd": "/home/ann/deploy",
-    "sessionId": "5e0c2a7b-1f3d-4c1e-8a2b-6d9e4f0a7c11",
-    "version": "2.0.61",
-    "gitBranch": "main",
-}
+ENV = CLAUDE_CODE_ENVELOPE
 TOOL_RESULT = {"role": "user", "content": [{"tool_use_id": "toolu_1", "type": "tool_result", "content": "ok\nfine", "is_error": False}]}
 
 

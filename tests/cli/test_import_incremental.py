@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import CORPUS_REAL, FIXTURES, Cli, git
+from helpers import CLAUDE_CODE_ENVELOPE, CORPUS_REAL, FIXTURES, Cli, git
 
 from statedump.core.store.store import Store
 from statedump.models import Session
@@ -47,13 +47,8 @@ class _Writer:
     def _env(self, kind: str, **more: Any) -> str:
         self.n += 1
         env = {
+            **CLAUDE_CODE_ENVELOPE,
             "parentUuid": f"00000000-0000-4000-8000-{self.n - 1:012d}" if self.n > 1 else None,
-            "isSidechain": False,
-            "userType": "external",
-            "cwd": "/home/ann/deploy",
-            "sessionId": "5e0c2a7b-1f3d-4c1e-8a2b-6d9e4f0a7c11",
-            "version": "2.0.61",
-            "gitBranch": "main",
             "type": kind,
             "uuid": f"00000000-0000-4000-8000-{self.n:012d}",
             "timestamp": f"2026-03-14T{7 + self.n // 3600:02d}:{self.n // 60 % 60:02d}:{self.n % 60:02d}.000Z",
