@@ -454,16 +454,17 @@ def import_(ctx: Context) -> list[Row]:
         result: dict[str, float] = json.loads(out.stdout)
         return result
 
+    made: list[Path] = []
+
     def statedump_import(path: Path) -> dict[str, float]:
         count[0] += 1
         root = ctx.workdir / f"import-store-{count[0]}"
         if root.exists():
             shutil.rmtree(root)
         generate.build_store(root, 0)
+        made.append(root)
         os.sync()  # what the previous run and the store's creation wrote is on disk before the clock starts
-        result = measured([*SD, "import", "claude-code", str(path), "--store", str(root)])
-        shutil.rmtree(root)
-        return result
+        return measured([*SD, "import", "claude-code", str(path), "--store", str(root)])
 
     def loop(path: Path) -> dict[str, float]:
         os.sync()
@@ -472,10 +473,19 @@ def import_(ctx: Context) -> list[Row]:
     # Each shape's imports and loops take turns; the dense shape's runs come after, since the
     # 11,800 files each of its imports writes would otherwise still be going to disk while
     # the next import ran.
+    # The stores are removed only once all runs are done: on an ext4 file system without a
+    # journal (this machine's), creating a file right after thousands were deleted costs five
+    # times as much (the kernel passes over every inode freed in the last minutes, `recently_deleted`
+    # in a perf profile), so deleting the last run's 1,800 files would slow the next import's
+    # writes by 0.2 s: a cost of the benchmark's cleaning up, not of an import.
     runs: dict[str, list[tuple[dict[str, float], dict[str, float]]]] = {"import": [], "import-dense": []}
-    for name, path in (("import", session), ("import-dense", dense)):
-        for _ in range(min(ctx.reps, 3)):  # each full run reads 200 MB: three are enough for a median
-            runs[name].append((statedump_import(path), loop(path)))
+    try:
+        for name, path in (("import", session), ("import-dense", dense)):
+            for _ in range(min(ctx.reps, 3)):  # each full run reads 200 MB: three are enough for a median
+                runs[name].append((statedump_import(path), loop(path)))
+    finally:
+        for root in made:
+            shutil.rmtree(root, ignore_errors=True)
     rows = []
     for name, path in (("import", session), ("import-dense", dense)):
         megabytes = path.stat().st_size / 1024 / 1024

@@ -1,6 +1,7 @@
 """`python -m statedump`, and the `statedump` command (`run`)."""
 
 import sys
+from typing import NoReturn
 
 
 def run() -> None:
@@ -24,7 +25,33 @@ def run() -> None:
             sys.exit(0)
     from statedump.cli import main
 
-    main()
+    try:
+        main()
+    except SystemExit as done:
+        leave(done.code)
+    leave(0)
+
+
+def leave(code: str | int | None) -> NoReturn:
+    """Exit as the interpreter would (atexit handlers run, the output flushed, the same status),
+    without first freeing every object one by one: after an import of 200 MB that alone took
+    0.04 s. Only a process with no other thread leaves this way; a thread still at work is
+    waited for, as usual."""
+    import atexit
+    import os
+    import threading
+
+    if threading.active_count() > 1:
+        sys.exit(code)
+    atexit._run_exitfuncs()
+    if code is not None and not isinstance(code, int):
+        print(code, file=sys.stderr)  # what sys.exit does with a message
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (BrokenPipeError, ValueError):
+        sys.exit(code)  # a reader that went away, a closed stream: the interpreter's own way out
+    os._exit(code if isinstance(code, int) else 0 if code is None else 1)
 
 
 if __name__ == "__main__":

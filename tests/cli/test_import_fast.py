@@ -19,7 +19,7 @@ from benchmarks import generate
 from statedump.core.git.fastimport import clean_message
 from statedump.core.redact import _PATTERNS, redact_text
 from statedump.core.store.store import Store
-from statedump.services.ingest import claude_code
+from statedump.services.ingest import bulk, claude_code
 from statedump.services.ingest.bulk import Content, commit_bulk
 from statedump.services.ingest.plan import ImportPlan
 from statedump.services.ingest.transcript import Transcript
@@ -233,7 +233,32 @@ def test_quick_check_never_skips_a_secret() -> None:
         assert redact_text(text) == _full_redaction(text), text
 
 
-def test_a_failed_bulk_write_leaves_the_store_as_it_was(store: Store) -> None:
+class _Objects:
+    """Objects that count the blobs they are given and fail on `close` when told to."""
+
+    def __init__(self, fail: bool) -> None:
+        self.blobs: list[bytes] = []
+        self.fail = fail
+        self.aborted = False
+
+    def blob(self, data: bytes) -> None:
+        self.blobs.append(data)
+
+    def close(self) -> None:
+        if self.fail:
+            assert len(self.blobs) == 22
+            raise RuntimeError("boom on close")
+
+    def wait(self) -> None:
+        return None
+
+    def abort(self) -> None:
+        self.aborted = True
+
+
+@pytest.mark.parametrize("offload", [10_000, 1], ids=["written here", "written by the child"])
+def test_a_failed_bulk_write_leaves_the_store_as_it_was(store: Store, monkeypatch: pytest.MonkeyPatch, offload: int) -> None:
+    monkeypatch.setattr(bulk, "OFFLOAD", offload)
     before = snapshot(store.root)
     folder = store.session_dir("s1") / "task"
     folder.mkdir()
@@ -242,20 +267,56 @@ def test_a_failed_bulk_write_leaves_the_store_as_it_was(store: Store) -> None:
     def boom() -> bytes:
         raise RuntimeError("boom while making a file")
 
-    def fail(blobs: list[bytes]) -> None:
-        assert len(blobs) == 22
-        raise RuntimeError("boom meanwhile")
-
     files: dict[Path, Content] = {folder / f"t{n}.yaml": b"x: 1\n" for n in range(20)}
     files[session_file] = b"changed: yes\n"
-    for content, failing, message in ((b"y: 2\n", fail, "boom meanwhile"), (boom, fail, "boom while making")):
-        files[folder / "last.yaml"] = content
-        with store.lock(), pytest.raises(RuntimeError, match=message):
-            commit_bulk(store, files, "import: test\n", None, failing)
+    # A folder where a file should be: the write itself fails (the child's error is the same OSError).
+    blocked: dict[Path, Content] = {**files, folder / "t3.yaml" / "under.yaml": b"y: 2\n"}
+    for given, fail, message in (
+        ({**files, folder / "last.yaml": b"y: 2\n"}, True, "boom on close"),
+        ({**files, folder / "last.yaml": boom}, False, "boom while making"),
+        (blocked, False, "Not a directory|File exists"),
+    ):
+        objects = _Objects(fail)
+        with store.lock(), pytest.raises((RuntimeError, OSError), match=message):
+            commit_bulk(store, given, "import: test\n", None, objects)
+        assert objects.aborted
         assert snapshot(store.root)[2] == {**before[2]}
         assert not store.journal_path.exists()
     folder.rmdir()
     assert snapshot(store.root) == before
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_the_child_writes_the_files_as_this_process_does(store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from statedump.core.filewriter import FileWriter, write_files
+
+    files = [(tmp_path / "here" / "kind" / f"r{n}.yaml", f"n: {n}\n".encode() * n) for n in range(50)]
+    files += [(tmp_path / "here" / "kind" / "r3.yaml", None), (tmp_path / "here" / "other" / "é ünïcode.yaml", b"\x00binary\xff")]
+    write_files(files)
+    writer = FileWriter()
+    for path, data in files:
+        writer.write(tmp_path / "there" / path.relative_to(tmp_path / "here"), data)
+    writer.finish()
+    here, there = _tree(tmp_path / "here"), _tree(tmp_path / "there")
+    assert here == there and len(here) == 50
+    # The same import into twin stores, one written here and one by the child, gives the same commit.
+    transcript = tmp_path / "t.jsonl"
+    generate.transcript(transcript, 0.3)
+    made = {}
+    for name, offload in (("here", 10_000), ("child", 1)):
+        monkeypatch.setattr(bulk, "OFFLOAD", offload)
+        root = tmp_path / f"store-{name}"
+        generate.build_store(root, 0)
+        twin = Store(root)
+        from statedump.services.ingest.incremental import import_incremental
+
+        import_incremental(twin, transcript, full=True)
+        made[name] = (git(root, "rev-parse", "HEAD^{tree}").strip(), _tree(root / "sessions"), git(root, "status", "--porcelain"))
+    assert made["here"] == made["child"]
+    assert made["child"][2] == ""
 
 
 def test_redact_model_gives_back_what_the_full_walk_gives() -> None:

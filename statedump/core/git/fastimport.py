@@ -9,6 +9,7 @@ messages.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from datetime import datetime
 
 from statedump.core.errors import GitFailed
@@ -49,11 +50,13 @@ def _path(path: str) -> bytes:
 
 
 class Stream:
-    """The commands of one fast-import run; `Git.fast_import` runs it. Objects are named by
-    marks (`:n`) until git has written them."""
+    """The commands of one fast-import run; `Git.fast_import` runs it (or `Git.start_fast_import`, in the background). Objects are named by
+    marks (`:n`) until git has written them. With a `sink`, each command goes to it as it is
+    made (a `Feed`: git already running) instead of into `parts`."""
 
-    def __init__(self) -> None:
+    def __init__(self, sink: Callable[[bytes], object] | None = None) -> None:
         self.parts: list[bytes] = []
+        self._put: Callable[[bytes], object] = self.parts.append if sink is None else sink
         self._marks: dict[str, int] = {}
         self._count = 0
 
@@ -66,7 +69,7 @@ class Stream:
         sha = blob_id(data)
         if sha not in self._marks:
             self._marks[sha] = self._mark()
-            self.parts.append(b"blob\nmark :%d\n" % self._marks[sha] + _data(data))
+            self._put(b"blob\nmark :%d\n" % self._marks[sha] + _data(data))
         return self._marks[sha]
 
     def commit(
@@ -78,7 +81,7 @@ class Stream:
         made = self._mark()
         date = git_date(when)
         author, committer = who
-        self.parts.append(
+        self._put(
             f"commit {ref}\nmark :{made}\nauthor {author} {date}\ncommitter {committer} {date}\n".encode()
             + _data(message.encode())
             + f'from {parent}\nM 040000 {tree} ""\n'.encode()
@@ -89,8 +92,8 @@ class Stream:
 
     def tag(self, name: str, sha: str, message: str, tagger: str, when: datetime | None) -> None:
         """An annotated tag `name` on commit `sha`, with the message cleaned as `git tag -m` does."""
-        self.parts.append(f"tag {name}\nfrom {sha}\ntagger {tagger} {git_date(when)}\n".encode() + _data(clean_message(message).encode()))
+        self._put(f"tag {name}\nfrom {sha}\ntagger {tagger} {git_date(when)}\n".encode() + _data(clean_message(message).encode()))
 
     def reset(self, ref: str) -> None:
         """Remove `ref` when the stream ends (a ref the commits were only built on)."""
-        self.parts.append(f"reset {ref}\n\n".encode())
+        self._put(f"reset {ref}\n\n".encode())

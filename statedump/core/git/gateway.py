@@ -9,7 +9,6 @@ binary (`runner`). Reading the working tree (render, list, show) needs no git at
 from __future__ import annotations
 
 import re
-import tempfile
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +19,7 @@ from statedump.core.git import refs
 from statedump.core.git.branch import Branch
 from statedump.core.git.errors import failed
 from statedump.core.git.fastimport import Stream
+from statedump.core.git.feed import Feed
 from statedump.core.git.identity import git_date
 from statedump.core.git.log import LOG_ARGS, Commit, log_commit, parse_log
 from statedump.core.git.objects import CatFile
@@ -242,13 +242,16 @@ class Git(Plumbing, Branch):
         """`Name <email>` of the author and the committer, as git signs now."""
         return self.identity.author, self.identity.committer
 
+    def feed(self) -> Feed:
+        """A fast-import started now, fed its stream while the caller makes it (see feed.py)."""
+        return Feed(self.root, self.identity_env())
+
     def fast_import(self, stream: Stream) -> dict[str, str]:
         """Run one fast-import stream (no ref, index or file of the work tree changes but the
         refs it names); returns mark (`:n`) -> object id of what it wrote."""
         if not stream.parts:
             return {}
-        with tempfile.TemporaryDirectory(prefix="statedump-import-") as tmp:
-            exported = Path(tmp) / "marks"
-            body = b"".join(stream.parts) + b"done\n"
-            self._run("fast-import", "--quiet", "--done", f"--export-marks={exported}", input=body, env=self.identity_env())
-            return dict(row.split(" ", 1) for row in exported.read_text().splitlines())
+        running = self.feed()
+        for part in stream.parts:
+            running.write(part)
+        return running.wait()

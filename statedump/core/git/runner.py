@@ -11,7 +11,7 @@ import os
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from statedump.core.errors import StatedumpError
 from statedump.core.git.errors import failed
@@ -37,8 +37,7 @@ def run_git(root: Path, *args: str, env: Mapping[str, str] | None = None, input:
     A repository git refuses to open (owned by another user, `safe.directory`) is an error
     here, for every caller: a command that took git's refusal for "no commits yet" would
     answer wrongly and exit 0."""
-    full = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "LANGUAGE": "C", **(env or {})}
-    done = subprocess.run(["git", "-C", str(root), *SAFE, *args], capture_output=True, check=False, env=full, input=input)
+    done = subprocess.run(_argv(root, args), capture_output=True, check=False, env=_environ(env), input=input)
     if done.returncode == 128 and _DUBIOUS in done.stderr:
         raise StatedumpError(
             "git refused the repository: it is owned by another user (git's safe.directory check)",
@@ -46,6 +45,21 @@ def run_git(root: Path, *args: str, env: Mapping[str, str] | None = None, input:
             hint=f"work in a store you own, or, if you trust its owner: `git config --global --add safe.directory {root}`",
         )
     return done
+
+
+def start_git(root: Path, *args: str, env: Mapping[str, str] | None, stdin: IO[bytes] | int, stderr: IO[bytes]) -> subprocess.Popen[bytes]:
+    """The git binary started in `root` as `run_git` runs it, reading `stdin` (a file, or
+    `subprocess.PIPE` to feed it) while the caller goes on; its output is discarded and its
+    errors go to `stderr`, a file: nothing waits on a pipe nobody reads."""
+    return subprocess.Popen(_argv(root, args), stdin=stdin, stdout=subprocess.DEVNULL, stderr=stderr, env=_environ(env))
+
+
+def _argv(root: Path, args: tuple[str, ...]) -> list[str]:
+    return ["git", "-C", str(root), *SAFE, *args]
+
+
+def _environ(env: Mapping[str, str] | None) -> dict[str, str]:
+    return {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "LANGUAGE": "C", **(env or {})}
 
 
 class Runner:

@@ -22,7 +22,7 @@ from statedump.core.store.store import Store
 from statedump.models import Checkpoint, RecordBase, Session, id_problem
 from statedump.models.ids import slugify
 from statedump.services.ingest.bulk import Content, commit_bulk
-from statedump.services.ingest.checkpoints import Snapshot, write_objects, write_tags
+from statedump.services.ingest.checkpoints import CheckpointObjects, Snapshot, write_tags
 from statedump.services.ingest.jsonl import file_digest
 from statedump.services.ingest.plan import SESSION_FACTS, CheckpointMark, ImportPlan
 from statedump.services.ingest.report import ImportReport
@@ -166,7 +166,7 @@ def apply_plan(
         # The plan's own objects of these records, also where a checkpoint holds them as they
         # ended (a checkpoint's older version of one is another object, and is compared).
         writes.settled = {id(r) for r in plan.records if r.id not in only}
-    # Each record's YAML is made while the files before it are being written (see commit_bulk).
+    # Each record's YAML is made while git packs the blobs of the files before it (see commit_bulk).
     files: dict[Path, Content] = {}
     known = set(existing) | {r.id for r in plan.records}
     for index, raw in enumerate(plan.records):
@@ -203,15 +203,14 @@ def apply_plan(
         fresh = sorted((d for d in {d for p in files for d in (p.parent, p.parent.parent)} if not d.exists()), key=lambda d: -len(d.parts))
         points: list[tuple[str, CheckpointMark, Snapshot | None]] = []
 
-        def meanwhile(blobs: list[bytes]) -> list[str]:
-            # While the files are written: every blob in one pack (so that `git add` finds
-            # them and writes none), with the checkpoint commits; nothing refers to those
-            # until the tags are made.
+        def snapshots() -> list[Snapshot]:
+            # Asked once every file's blob is in git's stream: the checkpoint commits go into
+            # the same pack; nothing refers to them until the tags are made.
             points.extend(_snapshots(store, sid, new_points, meta, parent, writes, {d.message.split("\n", 1)[0] for d in dumps}))
-            return write_objects(store, parent, blobs, [snap for _, _, snap in points if snap is not None])
+            return [snap for _, _, snap in points if snap is not None]
 
         try:
-            report.commit, commits = commit_bulk(store, files, _message(report), fixed(), meanwhile)
+            report.commit, commits = commit_bulk(store, files, _message(report), fixed(), CheckpointObjects(store, parent, snapshots))
         except BaseException:
             # The files are restored by the store; the folders made for them go too.
             for folder in fresh:

@@ -10,88 +10,81 @@ does not fsync the loose objects of a commit by default (`core.fsync`), and once
 exists the files are only its copy in the work tree.
 
 Everything else is as `Store.commit_files` does it: the message redacted, the files restored
-and unstaged when anything fails, the journal removed after the commit. The files are
-written by a second thread, so that the time the file system takes overlaps other work.
+and unstaged when anything fails, the journal removed after the commit.
+
+The files' blobs go to a git process (`Objects`), which packs them on another core while the
+files are written. A batch of many files is written by a child process as the files are made
+(`core/filewriter.py`), so that the kernel's time creating them overlaps the making of the
+next ones; a few files are written here, after all are made.
 """
 
 from __future__ import annotations
 
-import queue
-import threading
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
-from statedump.core.store.files import write_atomic
+from statedump.core.filewriter import FileWriter, write_files
 from statedump.core.store.store import Store
 
-T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 
+
+OFFLOAD = 200
+"""From this many files, a child process writes them (starting one costs about 25 ms of the other core)."""
 
 Content = bytes | Callable[[], bytes] | None
 """A file's bytes, or how to make them (called once, in order), or None to delete it."""
 
 
-class _Writer(threading.Thread):
-    """Writes the files in the background: open, write and rename are system calls, during
-    which the main thread goes on (Python lets other threads run while one waits on them)."""
+class Objects(Protocol[T_co]):
+    """Where the files' blobs go as they are made (see `checkpoints.CheckpointObjects`)."""
 
-    def __init__(self) -> None:
-        super().__init__(daemon=True)
-        self.files: queue.SimpleQueue[tuple[Path, bytes | None] | None] = queue.SimpleQueue()
-        self.error: BaseException | None = None
+    def blob(self, data: bytes) -> None:
+        """One file's bytes, just made."""
 
-    def run(self) -> None:
-        made: set[Path] = set()
-        while (item := self.files.get()) is not None:
-            if self.error is not None:
-                continue  # the rest is only drained: the write is undone
-            path, data = item
-            try:
-                if data is None:
-                    path.unlink(missing_ok=True)
-                    continue
-                if path.parent not in made:
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    made.add(path.parent)
-                write_atomic(path, data, durable=False, make_dirs=False)
-            except BaseException as err:  # handed to the main thread, which undoes the write
-                self.error = err
+    def close(self) -> None:
+        """Every file is made: what else is to be written is given now; the work may go on."""
+
+    def wait(self) -> T_co:
+        """The work finished, and its result."""
+
+    def abort(self) -> None:
+        """The write failed: stop, leaving nothing any ref names."""
 
 
-def commit_bulk(
-    store: Store, files: dict[Path, Content], message: str, when: datetime | None, meanwhile: Callable[[list[bytes]], T]
-) -> tuple[str, T]:
+def commit_bulk(store: Store, files: dict[Path, Content], message: str, when: datetime | None, objects: Objects[T_co]) -> tuple[str, T_co]:
     """Write (or delete) the files and commit them as one change; the caller holds the lock.
 
-    Each file's bytes are made (when they are given as a callable) while the ones before it
-    are being written; then `meanwhile(every file's bytes)` runs while the writing finishes
-    (work that does not need the files on disk, such as git objects written elsewhere), and
-    its result is returned with the commit's id.
+    Each file's bytes are made (when they are given as a callable) and handed to `objects` and
+    to the writer; then `objects` is closed, the files are finished while it works, and its
+    result is returned with the commit's id.
     """
     message, backups, paths = store.begin_write(files, message)
-    writer = _Writer()
+    writer = FileWriter() if len(files) >= OFFLOAD else None
     try:
-        writer.start()
-        try:
-            blobs = []
-            for path, content in files.items():
-                data = content() if callable(content) else content
-                if data is not None:
-                    blobs.append(data)
-                writer.files.put((path, data))
-        finally:
-            writer.files.put(None)
-        try:
-            result = meanwhile(blobs)
-        finally:
-            writer.join()
-        if writer.error is not None:
-            raise writer.error
+        made: list[tuple[Path, bytes | None]] = []
+        for path, content in files.items():
+            data = content() if callable(content) else content
+            if data is not None:
+                objects.blob(data)
+            if writer is None:
+                made.append((path, data))
+            else:
+                writer.write(path, data)
+        objects.close()
+        if writer is None:
+            write_files(made)
+        else:
+            writer.finish()
+            writer = None
+        result = objects.wait()
         sha = store.git.commit(paths, message, when, exact=True)
     except BaseException as err:
-        writer.join()
+        if writer is not None:
+            writer.abort()  # stopped before the files are put back, so that it writes none after
+        objects.abort()
         store.undo_write(backups, paths, err)
     store.journal_path.unlink(missing_ok=True)
     return sha, result

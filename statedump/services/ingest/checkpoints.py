@@ -7,19 +7,21 @@ known at that point; its parent is the previous checkpoint's commit (the first o
 commit before the import). The dump tag points at it. The branch itself never moves.
 
 All of it goes through one `git fast-import` before the import's commit (every blob, the
-import's files too, in one pack, and the checkpoint commits) and one after it (the dump
-tags), instead of half a dozen git processes per checkpoint and a loose object file per
+import's files too, in one pack, and the checkpoint commits; fed while the files are made) and
+one after it (the dump tags), instead of half a dozen git processes per checkpoint and a loose object file per
 record. The objects are the ones `git commit-tree` and `git tag -a` would make: the same
 trees, the same identity and dates, the same messages.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
 from statedump.core.errors import GitFailed
 from statedump.core.git.fastimport import Stream
+from statedump.core.git.feed import Feed
 from statedump.core.store.store import Store
 
 _REF = "refs/statedump/import-checkpoints"
@@ -36,26 +38,57 @@ class Snapshot:
     when: datetime | None
 
 
-def write_objects(store: Store, base: str | None, blobs: list[bytes], snapshots: list[Snapshot]) -> list[str]:
-    """Write the blobs and, on top of `base`, one commit per snapshot (each the parent of the
-    next); return the commits' ids. No ref, index or file of the work tree changes."""
-    stream = Stream()
-    for data in blobs:
-        stream.blob(data)
-    commits: list[int] = []
-    if snapshots:
-        if base is None:
-            raise GitFailed("checkpoint commits need a commit before the import", where=store.root)
-        who = store.git.signers()
-        tree = store.git.rev_parse(f"{base}^{{tree}}")
-        previous = base
-        for snap in snapshots:
-            made = stream.commit(_REF, previous, tree, snap.files, snap.message, who, snap.when)
-            commits.append(made)
-            previous = f":{made}"
-        stream.reset(_REF)
-    ids = store.git.fast_import(stream)
-    return [ids[f":{m}"].strip() for m in commits]
+class CheckpointObjects:
+    """The import's blobs and its checkpoint commits, written by one fast-import fed while the
+    import's files are made (see `commit_bulk`): `blob` for each file's bytes as they are
+    made, `close` once all are (the checkpoint commits go in then), `wait` for the commits'
+    ids. No ref, index or file of the work tree changes. `snapshots` gives the checkpoint
+    commits to make on top of `base`, each the parent of the next; it is asked when the blobs
+    are all given, so the records it holds are made by then."""
+
+    def __init__(self, store: Store, base: str | None, snapshots: Callable[[], list[Snapshot]]):
+        self._store = store
+        self._base = base
+        self._snapshots = snapshots
+        self._git: Feed | None = None
+        self._commits: list[int] = []
+
+    def _stream(self) -> Stream:
+        if self._git is None:  # started with the first blob: a failure before it leaves no process behind
+            self._git = self._store.git.feed()
+        return self._git.stream
+
+    def blob(self, data: bytes) -> None:
+        self._stream().blob(data)
+
+    def close(self) -> None:
+        snapshots = self._snapshots()
+        if snapshots:
+            if self._base is None:
+                raise GitFailed("checkpoint commits need a commit before the import", where=self._store.root)
+            who = self._store.git.signers()
+            tree = self._store.git.rev_parse(f"{self._base}^{{tree}}")
+            previous = self._base
+            stream = self._stream()
+            for snap in snapshots:
+                made = stream.commit(_REF, previous, tree, snap.files, snap.message, who, snap.when)
+                self._commits.append(made)
+                previous = f":{made}"
+            stream.reset(_REF)
+        if self._git is not None:
+            self._git.close()
+
+    def wait(self) -> list[str]:
+        """The checkpoint commits' ids, once git has written everything."""
+        if self._git is None:
+            return []
+        ids, self._git = self._git.wait(), None
+        return [ids[f":{m}"].strip() for m in self._commits]
+
+    def abort(self) -> None:
+        if self._git is not None:
+            self._git.abort()
+            self._git = None
 
 
 def write_tags(store: Store, tags: list[tuple[str, str, str, datetime | None]]) -> None:
