@@ -31,6 +31,7 @@ _HEAD = struct.Struct("!BII")
 """One file's frame: 1 to write it (0 to delete it), the path's length, the data's length."""
 
 _BUFFER = 64 * 1024
+_PIPE = 1 << 20
 
 _PACKAGE_HOME = str(Path(__file__).resolve().parents[2])
 """The folder that holds the `statedump` package the child imports: this one, however it was found."""
@@ -67,6 +68,13 @@ class FileWriter:
             bufsize=_BUFFER,
         )
         self._stopped = False
+        if self._child.stdin is not None:
+            with contextlib.suppress(AttributeError, OSError):  # not Linux, or a lower limit: the pipe as it is
+                import fcntl
+
+                # A megabyte in the pipe (Linux's most, by default, for a user): the files are
+                # handed over without waiting for the child to create the ones before.
+                fcntl.fcntl(self._child.stdin.fileno(), fcntl.F_SETPIPE_SZ, _PIPE)
 
     def write(self, path: Path, data: bytes | None) -> None:
         name = os.fsencode(path)

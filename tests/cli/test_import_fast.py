@@ -9,11 +9,12 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import CLAUDE_CODE_ENVELOPE, FIXTURES, SECRETS, Cli, git, snapshot
+from helpers import CLAUDE_CODE_ENVELOPE, FIXTURES, ROOT, SECRETS, Cli, git, snapshot
 
 from benchmarks import generate
 from statedump.core.git.fastimport import clean_message
@@ -371,3 +372,98 @@ def test_a_user_line_whose_type_comes_last_is_read(tmp_path: Path) -> None:
     fast, full = claude_code.read(path), claude_code.read(path, parse_all=True)
     _same(fast, full)
     assert fast.session["cwd"] == "/first" and fast.session["branch"] == "b1"
+
+
+def _resumed_read(path: Path) -> tuple[ImportPlan, Any]:
+    from statedump.services.ingest import read_plan
+    from statedump.services.ingest.jsonl import Resume, resuming
+
+    resume = Resume(path.resolve())
+    with resuming(resume):
+        plan = read_plan("claude-code", path)
+    return plan, (resume.kept, resume.end, resume.end_lines, resume.positions)
+
+
+def _real_transcripts() -> list[Path]:
+    return sorted((ROOT / "tests" / "corpus_real" / "transcripts" / "claude-code").rglob("*.jsonl"))
+
+
+@pytest.mark.parametrize("shape", ["fixture", "tricky", "session", "real"])
+def test_a_scan_by_a_child_process_gives_the_plan_a_scan_here_gives(shape: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from statedump.services.ingest import linescan
+
+    if shape == "fixture":
+        paths = [FIXTURES / "claude_code.jsonl"]
+    elif shape == "tricky":
+        paths = [_tricky(tmp_path / "tricky.jsonl")]
+    elif shape == "session":
+        paths = [tmp_path / "session.jsonl"]
+        generate.transcript(paths[0], 0.6)
+    else:
+        paths = _real_transcripts()
+        assert len(paths) >= 5
+    monkeypatch.setattr(linescan, "_BATCH", 7)  # many batches, one cut inside a tool round
+    real_fork = os.fork
+    forks: list[int] = []
+
+    def fork() -> int:
+        forks.append(1)
+        return real_fork()
+
+    for path in paths:
+        monkeypatch.setattr(linescan, "FORK_BYTES", 1 << 60)
+        here, here_resume = _resumed_read(path)
+        monkeypatch.setattr(linescan, "FORK_BYTES", 0)
+        for thread in threading.enumerate():  # the digest of a subagent's file, still hashing
+            if thread is not threading.main_thread():
+                thread.join(10)
+        forks.clear()
+        monkeypatch.setattr(os, "fork", fork)
+        forked, forked_resume = _resumed_read(path)
+        monkeypatch.setattr(os, "fork", real_fork)
+        assert forks == [1], path  # one child, started before the reader's modules were imported
+        _same(forked, here)
+        assert forked_resume == here_resume, path
+
+
+def test_a_child_that_stops_early_leaves_the_rest_to_be_scanned_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from statedump.services.ingest import linescan
+
+    path = tmp_path / "session.jsonl"
+    generate.transcript(path, 0.6)
+    monkeypatch.setattr(linescan, "FORK_BYTES", 1 << 60)
+    here, here_resume = _resumed_read(path)
+    sent = []
+    real_send = linescan._send
+
+    def dies_after_three(fd: int, data: bytes | bytearray) -> None:
+        # In the child (a fork shares this patch): three batches, then half of one, then it stops.
+        sent.append(1)
+        if len(sent) > 3:
+            real_send(fd, bytes(data)[: len(data) // 2])
+            os._exit(0)
+        real_send(fd, data)
+
+    monkeypatch.setattr(linescan, "_send", dies_after_three)
+    monkeypatch.setattr(linescan, "_BATCH", 50)
+    monkeypatch.setattr(linescan, "FORK_BYTES", 0)
+    forked, forked_resume = _resumed_read(path)
+    _same(forked, here)
+    assert forked_resume == here_resume
+
+
+def test_a_child_started_for_a_read_that_never_comes_is_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from statedump.services.ingest import claude_bytes, linescan
+
+    path = tmp_path / "session.jsonl"
+    generate.transcript(path, 0.3)
+    monkeypatch.setattr(linescan, "FORK_BYTES", 0)
+    key = linescan.start(path, 0, claude_bytes.features)
+    assert key is not None
+    pid = linescan._started[key].pid
+    linescan.stop(key)
+    assert key not in linescan._started
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # reaped: no process left behind
+    # And a file that is not there starts nothing (the reader says what is wrong).
+    assert linescan.start(tmp_path / "missing.jsonl", 0, claude_bytes.features) is None

@@ -136,9 +136,9 @@ def test_a_line_too_long_for_any_record_is_passed_over_unread(
     cli: Cli, store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The limit lowered from 64 MiB so that the file stays small; the reader is the same.
-    from statedump.services.ingest import jsonl
+    from statedump.services.ingest import linescan
 
-    monkeypatch.setattr(jsonl, "MAX_LINE_BYTES", 8 << 20)
+    monkeypatch.setattr(linescan, "MAX_LINE_BYTES", 8 << 20)
     base = {"sessionId": "s-long", "cwd": "/srv", "version": "2.0.61", "isSidechain": False, "userType": "external"}
     first = {**base, "type": "user", "uuid": "u1", "parentUuid": None, "timestamp": "2026-03-14T10:00:00Z",
              "message": {"role": "user", "content": "Deploy the model. Keep accuracy first."}}  # fmt: skip

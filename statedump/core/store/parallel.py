@@ -3,8 +3,8 @@
 A cold read of a big session (a fresh clone, a pull that changed thousands of files, a
 cache made by other models) is parse and validation bound. Above `MIN_FILES` files, half of
 them are read in a forked copy of this process, which sends the records back pickled; the
-other half are read here meanwhile. Only a single-threaded process forks (forking one with
-threads can copy a held lock into the child): the TUI and the MCP server read in order.
+other half are read here meanwhile. Only a single-threaded process forks (core/forking.py):
+the TUI and the MCP server read in order.
 Any trouble in the child (an error in a file, a broken pipe) means its half is read here
 again, in order, so the error raised is the same as without the fork.
 """
@@ -14,9 +14,9 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
-import threading
 from typing import TYPE_CHECKING
 
+from statedump.core.forking import can_fork
 from statedump.core.store.reader import parse_record, read_bytes
 
 if TYPE_CHECKING:
@@ -24,16 +24,6 @@ if TYPE_CHECKING:
 
 MIN_FILES = 2000
 """Below this many files a fork costs more than it saves."""
-
-
-def _cores() -> int:
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
-def _can_fork() -> bool:
-    return hasattr(os, "fork") and threading.active_count() == 1 and _cores() > 1
 
 
 def _read(items: list[tuple[str, str]]) -> list[RecordBase]:
@@ -54,7 +44,7 @@ def _child(items: list[tuple[str, str]], fd: int) -> None:
 
 def read_many(items: list[tuple[str, str]]) -> list[RecordBase]:
     """The records in the files `items` names ((repository path, file path) pairs), in order."""
-    if len(items) < MIN_FILES or not _can_fork():
+    if len(items) < MIN_FILES or not can_fork():
         return _read(items)
     half = len(items) // 2
     mine, theirs = items[:half], items[half:]

@@ -8,7 +8,6 @@ only when used.
 from __future__ import annotations
 
 import importlib
-import inspect
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -36,6 +35,10 @@ FORMATS: dict[str, tuple[str, str]] = {
 }
 """Format name -> (module, what it reads)."""
 
+LINE_FEATURES = {"claude-code": "statedump.services.ingest.claude_bytes"}
+"""Formats whose lines' bytes tell the reader which it may pass over: the module with their
+`features`, found by a child process for a big file (see linescan.py)."""
+
 
 class _Reader(Protocol):
     def __call__(self, path: Path, progress: Progress | None = None) -> ImportPlan: ...
@@ -49,9 +52,28 @@ def read_plan(fmt: str, path: Path, progress: Progress | None = None, *, every_l
     """
     if fmt not in FORMATS:
         raise StatedumpError(f"unknown import format {fmt!r}", where="FORMAT", hint=f"use one of: {', '.join(FORMATS)}")
-    module = importlib.import_module(FORMATS[fmt][0])
-    reader: _Reader = module.read
-    if every_line and "parse_all" in inspect.signature(module.read).parameters:
-        full: ImportPlan = module.read(path, progress, parse_all=True)
-        return full
-    return reader(path, progress)
+    early = _start_scan(fmt, path) if not every_line and fmt in LINE_FEATURES else None
+    try:
+        module = importlib.import_module(FORMATS[fmt][0])
+        reader: _Reader = module.read
+        if every_line and "parse_all" in module.read.__code__.co_varnames:
+            full: ImportPlan = module.read(path, progress, parse_all=True)
+            return full
+        return reader(path, progress)
+    finally:
+        if early is not None:
+            from statedump.services.ingest import linescan
+
+            linescan.stop(early)
+
+
+def _start_scan(fmt: str, path: Path) -> tuple[str, int] | None:
+    # Before the reader's modules are imported (a tenth of a second): the child scanning the
+    # file's lines is at work meanwhile. Only an import that resumes a file (all of them, from
+    # incremental.py) reads it with a scan.
+    from statedump.services.ingest import jsonl, linescan
+
+    offset = jsonl.resume_offset(path)
+    if offset is None:
+        return None
+    return linescan.start(path, offset, importlib.import_module(LINE_FEATURES[fmt]).features)

@@ -21,7 +21,8 @@ from typing import Any
 from statedump.models import Instruction
 from statedump.services.ingest.actions import Actions
 from statedump.services.ingest.chatter import is_chatter
-from statedump.services.ingest.claude_lines import ACTING, NOW, TOOLS, Calls, PassOver
+from statedump.services.ingest.claude_bytes import TOOLS
+from statedump.services.ingest.claude_lines import ACTING, NOW, Calls, PassOver
 from statedump.services.ingest.jsonl import Progress, iter_jsonl
 from statedump.services.ingest.plan import ImportPlan
 from statedump.services.ingest.reports import report

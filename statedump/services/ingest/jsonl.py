@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from statedump.core.errors import StatedumpError
+from statedump.services.ingest import linescan
 
 if TYPE_CHECKING:
     # A type only: the unchanged-transcript check of an import must not pay for the models.
@@ -71,11 +72,6 @@ def read_json(path: Path, what: str) -> Any:
         raise StatedumpError(
             f"not JSON: {err.msg} at line {err.lineno}, column {err.colno}", where=path, hint=f"expected a {what} file"
         ) from None
-
-
-_BLOCK = 4 << 20
-"""The file is read this much at a time, and lines are found in the block, not read one by
-one (larger blocks are no longer in the processor's cache when their lines are scanned)."""
 
 
 class PassOver(Protocol):
@@ -137,6 +133,12 @@ _resume: ContextVar[Resume | None] = ContextVar("statedump_resume", default=None
 that every reader built on `iter_jsonl` resumes without knowing about it."""
 
 
+def resume_offset(path: Path) -> int | None:
+    """Where `iter_jsonl` will start reading `path`, when it is the file being resumed."""
+    resume = _resume.get()
+    return resume.offset if resume is not None and resume.path == path.resolve() else None
+
+
 @contextlib.contextmanager
 def resuming(resume: Resume) -> Iterator[Resume]:
     """Within the block, `iter_jsonl` reads `resume.path` from `resume.offset` and fills in
@@ -164,7 +166,7 @@ def iter_jsonl(
     `passed_over(buffer, start, end)` lets a reader pass over the line `buffer[start:end]`
     without parsing it, when it can tell from the bytes that the line is a JSON object it
     has no use for. Such a line counts as read, but only when it also looks undamaged (see
-    `_plain`); otherwise it is parsed, and reported when it is not JSON. It may also answer
+    `linescan.plain`); otherwise it is parsed, and reported when it is not JSON. It may also answer
     with a token (see `PassOver`).
 
     Within `resuming(...)` for this file, the lines parsed before are handed over first,
@@ -192,46 +194,38 @@ def iter_jsonl(
     total = size - offset
     # A whole file is hashed beside the reader, for `file_digest`; an incremental import names
     # what it read by the digest of its tail instead (hashing 200 MB cost half a json.loads loop).
-    digest: _Digest | _NoDigest = start_digest(path) if resume is None else _NoDigest()
+    digest = start_digest(path) if resume is None else None
     done = 0
     end = offset
-    last: bytes | None = None
-    ascii_block = nul_free = True
     with open(path, "rb", buffering=0) as fh:
         fh.seek(offset)
-        for number, (buf, start, stop) in enumerate(_lines(fh, digest), start=lines + 1):
-            if type(buf) is Overlong:
-                done += buf.size
-                plan.skip(number, f"a line of {buf.size} bytes, over the {MAX_LINE_BYTES}-byte limit of one line: passed over unread")
+        decides = getattr(passed_over, "decide", None)
+        if decides is not None and resume is not None and linescan.forks(total):
+            source = _forked(path, fh, offset, decides, getattr(passed_over, "features"))  # noqa: B009  # (not every PassOver has it)
+        else:
+            source = _decided(fh, offset, passed_over, digest)
+        for number, (at, length, complete, passed, plain, given) in enumerate(source, start=lines + 1):
+            if length < 0:
+                done -= length
+                plan.skip(
+                    number, f"a line of {-length} bytes, over the {linescan.MAX_LINE_BYTES}-byte limit of one line: passed over unread"
+                )
                 continue
-            done += stop - start
-            if resume is not None and buf[stop - 1] == 10:  # b"\n": a complete line
+            done += length
+            if resume is not None and complete:
                 end, lines = offset + done, number
             if progress is not None and (number % 256 == 0 or done == total):
                 progress(done, total)
-            if passed_over is not None and (passed := passed_over(buf, start, stop)):
+            if passed:
                 if kept is not None and passed is not True:
                     kept_bytes += len(passed) + 2
                     kept.append((number, b"!" + passed + b"\n"))
-                if buf is not last:
-                    last, ascii_block, nul_free = buf, buf.isascii(), b"\x00" not in buf
-                if _plain(buf, start, stop, ascii_block, nul_free):
+                if plain:
                     good += 1
                     continue
-            raw = buf[start:stop]
-            if not raw.strip():
-                continue
-            try:
-                value = json.loads(raw.decode("utf-8"))
-            except UnicodeDecodeError as err:
-                plan.skip(number, f"not valid UTF-8 (byte {err.start})")
-                continue
-            except json.JSONDecodeError as err:
-                cut = " (cut off?)" if not raw.endswith(b"\n") else ""
-                plan.skip(number, f"not JSON: {err.msg}{cut}")
-                continue
-            if not isinstance(value, dict):
-                plan.skip(number, f"expected a JSON object, found {type(value).__name__}")
+            raw = given if given is not None else linescan.read_at(fh, at, length)
+            value = _parsed(raw, number, plan)
+            if value is None:
                 continue
             good += 1
             if kept is not None and raw.endswith(b"\n"):
@@ -240,7 +234,7 @@ def iter_jsonl(
                     kept = None
                 else:
                     kept.append((number, raw))
-                    resume.positions[number] = offset + done - (stop - start)  # type: ignore[union-attr]  # kept only when resuming
+                    resume.positions[number] = at  # type: ignore[union-attr]  # kept only when resuming
             yield number, value
     if progress is not None:
         progress(total, total)
@@ -251,74 +245,64 @@ def iter_jsonl(
         raise StatedumpError(f"not a {what} file: no line could be read ({first})", where=path, hint="check the format name and the file")
 
 
-MAX_LINE_BYTES = 64 << 20
-"""A longer line is passed over without being held in memory: no message of it could be kept
-whole in a record (see core/store/fit.py), and a 500 MB line read whole took gigabytes."""
+Decided = tuple[int, int, bool, bool | bytes, bool, bytes | None]
+"""One line for `iter_jsonl`: where it starts, its length (the negated size of a line over
+the limit), whether it ends with a newline, what `passed_over` said of it, whether it looks
+undamaged (asked only of a line passed over), and its bytes (None: read them from the file)."""
 
 
-class Overlong(bytes):
-    """What `_lines` yields for a line over `MAX_LINE_BYTES`: its size, not its bytes."""
-
-    size: int
-
-    def __new__(cls, size: int) -> Overlong:
-        made = super().__new__(cls, b"\n")
-        made.size = size
-        return made
-
-
-def _lines(fh: BinaryIO, digest: _Digest | _NoDigest) -> Iterator[tuple[bytes, int, int]]:
-    """Each line as (buffer, start, end), its newline included: the file is read in large
-    blocks (each also handed to the digest), and only a line that spans two blocks is copied."""
-    rest = b""
-    skipped = 0  # bytes of a line over MAX_LINE_BYTES passed so far: that line is never held whole
-    while block := fh.read(_BLOCK):
-        digest.feed(block)
-        start = 0
-        if skipped:
-            cut = block.find(b"\n")
-            if cut < 0:
-                skipped += len(block)
-                continue
-            yield Overlong(skipped + cut + 1), 0, 1
-            skipped, start = 0, cut + 1
-        elif rest:
-            cut = block.find(b"\n")
-            if cut < 0:
-                rest += block
-                if len(rest) > MAX_LINE_BYTES:
-                    skipped, rest = len(rest), b""
-                continue
-            line, rest = rest + block[: cut + 1], b""
-            yield line, 0, len(line)
-            start = cut + 1
-        while (cut := block.find(b"\n", start)) >= 0:
-            yield block, start, cut + 1
-            start = cut + 1
-        rest = block[start:]
-    if skipped:
-        yield Overlong(skipped), 0, 1
-    elif rest:
-        yield rest, 0, len(rest)
-    digest.close()
+def _decided(
+    fh: BinaryIO, offset: int, passed_over: PassOver | Callable[[bytes, int, int], bool] | None, digest: _Digest | None
+) -> Iterator[Decided]:
+    """The lines of the file from `offset`, each decided here as it comes."""
+    at = offset
+    last: bytes | None = None
+    ascii_block = nul_free = True
+    for buf, start, stop in linescan.lines(fh, digest):
+        if type(buf) is linescan.Overlong:
+            yield at, -buf.size, False, False, False, None
+            at += buf.size
+            continue
+        length = stop - start
+        passed: bool | bytes = passed_over(buf, start, stop) if passed_over is not None else False
+        plain = False
+        if passed:
+            if buf is not last:
+                last, ascii_block, nul_free = buf, buf.isascii(), b"\x00" not in buf
+            plain = linescan.plain(buf, start, stop, ascii_block, nul_free)
+        yield at, length, buf[stop - 1] == 10, passed, plain, None if passed and plain else buf[start:stop]
+        at += length
 
 
-def _plain(buf: bytes, start: int, end: int, ascii_block: bool, nul_free: bool) -> bool:
-    """True when a line's bytes rule out the ways a transcript line is usually damaged: it is
-    braced like an object and ends with a newline (a line cut off by a crash does not), it
-    holds no NUL (the zero-filled tail a crash can leave), and it is UTF-8 (`ascii_block`,
-    `nul_free`: what the whole buffer is known to be). Scanning for every control character
-    would cost more than the parse it saves."""
-    if not (buf.startswith(b"{", start, end) and buf.endswith(b"}\n", start, end)):
-        return False
-    if not nul_free and buf.find(b"\x00", start, end) >= 0:
-        return False
-    if not ascii_block:
-        try:
-            buf[start:end].decode("utf-8")
-        except UnicodeDecodeError:
-            return False
-    return True
+def _forked(
+    path: Path, fh: BinaryIO, offset: int, decide: Callable[[int, int, bytes], bool | bytes], features: linescan.Features
+) -> Iterator[Decided]:
+    """The same lines, their features found by a child process (linescan.py) and each decided
+    here as it comes; a line to parse is read from the file then."""
+    for at, length, code, flags, answers, marks in linescan.scan(path, fh, offset, features):
+        if code == linescan.OVERLONG:
+            yield at, -length, False, False, False, None
+            continue
+        yield at, length, bool(marks & linescan.COMPLETE), decide(code, flags, answers), bool(marks & linescan.PLAIN), None
+
+
+def _parsed(raw: bytes, number: int, plan: ImportPlan) -> dict[str, Any] | None:
+    """The object on a line, or None (a blank line; a damaged one, told to `plan.skipped`)."""
+    if not raw.strip():
+        return None
+    try:
+        value = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        plan.skip(number, f"not valid UTF-8 (byte {err.start})")
+        return None
+    except json.JSONDecodeError as err:
+        cut = " (cut off?)" if not raw.endswith(b"\n") else ""
+        plan.skip(number, f"not JSON: {err.msg}{cut}")
+        return None
+    if not isinstance(value, dict):
+        plan.skip(number, f"expected a JSON object, found {type(value).__name__}")
+        return None
+    return value
 
 
 class _Digest(threading.Thread):
@@ -347,16 +331,6 @@ class _Digest(threading.Thread):
         self.hexdigest = self._hash.hexdigest()
 
 
-class _NoDigest:
-    """Where no digest is wanted."""
-
-    def feed(self, block: bytes) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
 _digests: dict[tuple[str, int, int], _Digest] = {}
 
 
@@ -381,6 +355,6 @@ def file_digest(path: Path) -> str:
             return digest.hexdigest
     h = hashlib.sha256()
     with open(path, "rb") as fh:
-        while block := fh.read(_BLOCK):
+        while block := fh.read(linescan.BLOCK):
             h.update(block)
     return h.hexdigest()

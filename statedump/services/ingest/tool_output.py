@@ -9,6 +9,7 @@ import re
 
 from statedump.models import Metric
 from statedump.services.flags import parse_command
+from statedump.services.ingest.checks import _PREFIX, CHECKS, TRACKERS
 
 _EXIT = re.compile(r"(?:^|\n)\s*(?:Exit code|exit code|exited with code|Process exited with code)[: ]\s*([1-9][0-9]*)")
 _FP8 = re.compile(r"Using FP8 KV cache but no scaling factors provided[^\n]*")
@@ -88,21 +89,6 @@ def programs(text: str) -> list[list[str]]:
     return parse_command(text).programs
 
 
-CHECKS = (
-    r"pytest|pyright|mypy|ruff|flake8|pylint|tox|nox|eslint|tsc|golangci-lint|go (?:test|vet|build)|"
-    r"cargo (?:test|clippy|check|build)|(?:npm|pnpm|yarn|bun) (?:test|run [\w:-]+)|make (?:test|check|lint)\b|"
-    r"mise run [\w:-]+|just (?:test|check|lint)|mix (?:test|credo|dialyzer|format)|rspec|phpunit|gradle (?:test|check)"
-)
-"""A program that checks or builds the code (tests, linters, type checkers): a command a
-session keeps, since it says how this project is verified."""
-TRACKERS = r"bd create|gh issue create|glab issue create"
-"""Issue trackers' commands that file a work item (beads, GitHub, GitLab): a task to do."""
-_PREFIX = (
-    r"(?:(?:cd|source|\.|export|pushd) [^\"&;|]*(?:&&|;) *)*(?:[A-Za-z_][A-Za-z0-9_]*=[^ \"]* )*(?:(?:sudo|env|time|nice) )*"
-    r"(?:(?:uv|poetry|pdm|hatch|pipenv|rye) run |npx |bunx |python3? -m )?"
-)
-CHECK_START = _PREFIX + r"(?:" + CHECKS + "|" + TRACKERS + r")(?:[\s\"]|$)"
-"""A command line that starts with a check or files a work item (after `cd … &&`, `source … ;`, `VAR=value`)."""
 _CHECK = re.compile(_PREFIX + r"(?:" + CHECKS + r")(?:[\s\"]|$)")
 _FILED = re.compile(_PREFIX + r"(?:" + TRACKERS + r")(?:\s|$)")
 
