@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from statedump.core.store.store import Store
 from statedump.models import Discovery
@@ -61,3 +65,36 @@ def test_a_bad_file_in_the_childs_half_raises_the_same_first_error(store: Store)
     forked, in_order = _read(store.root, fork=True), _read(store.root, fork=False)
     assert "error" in forked and forked["error"] == in_order["error"]
     assert "d010.yaml" in str(forked["error"])
+
+
+def test_many_records_dumped_on_two_cores_are_the_files_one_core_writes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from statedump.core import codec
+    from statedump.core.store import parallel
+    from statedump.services.demo import load_example
+
+    records = list(load_example().records) * 3  # the example's every kind, three times over
+    monkeypatch.setattr(parallel, "MIN_DUMPS", 2)
+    forked: list[int] = []
+    real_fork = os.fork
+
+    def counting_fork() -> int:
+        forked.append(1)
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", counting_fork)
+    assert parallel.dump_many(records) == [codec.dump_record(r).encode() for r in records]
+    assert forked == [1]
+    # A child that fails (here: every dump in it raises) leaves its half to be made here.
+    calls: list[int] = []
+    real_dump = parallel._dump
+
+    def failing_in_the_child(part: list[Any]) -> list[bytes]:
+        calls.append(os.getpid())
+        if os.getpid() != parent:
+            raise RuntimeError("boom in the child")
+        return real_dump(part)
+
+    parent = os.getpid()
+    monkeypatch.setattr(parallel, "_dump", failing_in_the_child)
+    assert parallel.dump_many(records) == [codec.dump_record(r).encode() for r in records]
+    assert calls.count(parent) == 2  # its own half, then the child's

@@ -58,6 +58,9 @@ class Stream:
         self.parts: list[bytes] = []
         self._put: Callable[[bytes], object] = self.parts.append if sink is None else sink
         self._marks: dict[str, int] = {}
+        self._seen: dict[int, tuple[bytes, int]] = {}
+        """id() of a bytes object given before -> (it, its mark): the import hands the same
+        object for a record in every checkpoint that holds it, hashed once (kept alive here)."""
         self._count = 0
 
     def _mark(self) -> int:
@@ -66,10 +69,14 @@ class Stream:
 
     def blob(self, data: bytes) -> int:
         """The mark of a blob holding `data` (each distinct blob written once)."""
+        seen = self._seen.get(id(data))
+        if seen is not None and seen[0] is data:
+            return seen[1]
         sha = blob_id(data)
         if sha not in self._marks:
             self._marks[sha] = self._mark()
             self._put(b"blob\nmark :%d\n" % self._marks[sha] + _data(data))
+        self._seen[id(data)] = (data, self._marks[sha])
         return self._marks[sha]
 
     def commit(

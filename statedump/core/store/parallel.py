@@ -1,11 +1,12 @@
-"""Reading many record files on two cores.
+"""Reading or writing many records on two cores.
 
 A cold read of a big session (a fresh clone, a pull that changed thousands of files, a
-cache made by other models) is parse and validation bound. Above `MIN_FILES` files, half of
-them are read in a forked copy of this process, which sends the records back pickled; the
-other half are read here meanwhile. Only a single-threaded process forks (core/forking.py):
-the TUI and the MCP server read in order.
-Any trouble in the child (an error in a file, a broken pipe) means its half is read here
+cache made by other models) is parse and validation bound, and an import of a long transcript
+spends most of its writing on the records' YAML. Above `MIN_FILES` files (`MIN_DUMPS`
+records), half of the work is done in a forked copy of this process, which sends its results
+back pickled; the other half is done here meanwhile. Only a single-threaded process forks
+(core/forking.py): the TUI and the MCP server work in order.
+Any trouble in the child (an error in a file, a broken pipe) means its half is done here
 again, in order, so the error raised is the same as without the fork.
 """
 
@@ -14,7 +15,8 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 from statedump.core.forking import can_fork
 from statedump.core.store.reader import parse_record, read_bytes
@@ -24,28 +26,48 @@ if TYPE_CHECKING:
 
 MIN_FILES = 2000
 """Below this many files a fork costs more than it saves."""
+MIN_DUMPS = 600
+"""Below this many records a fork costs more than it saves (a record's YAML takes about 50 µs)."""
+
+T = TypeVar("T")
+U = TypeVar("U")
 
 
 def _read(items: list[tuple[str, str]]) -> list[RecordBase]:
     return [parse_record(read_bytes(path), rel) for rel, path in items]
 
 
-def _child(items: list[tuple[str, str]], fd: int) -> None:
+def _dump(records: list[RecordBase]) -> list[bytes]:
+    from statedump.core import codec
+
+    return [codec.dump_record(record).encode() for record in records]
+
+
+def read_many(items: list[tuple[str, str]]) -> list[RecordBase]:
+    """The records in the files `items` names ((repository path, file path) pairs), in order."""
+    return _on_two_cores(items, _read, MIN_FILES)
+
+
+def dump_many(records: list[RecordBase]) -> list[bytes]:
+    """The file of each record (`codec.dump_record`, encoded), in order."""
+    return _on_two_cores(records, _dump, MIN_DUMPS)
+
+
+def _child(work: Callable[[list[T]], list[U]], items: list[T], fd: int) -> None:
     try:
         try:
-            data = pickle.dumps(_read(items), protocol=pickle.HIGHEST_PROTOCOL)
+            data = pickle.dumps(work(items), protocol=pickle.HIGHEST_PROTOCOL)
         except BaseException:
-            data = b""  # the parent reads these files itself and raises the error in order
+            data = b""  # the parent does this half itself and raises the error in order
         with os.fdopen(fd, "wb") as out:
             out.write(data)
     finally:
         os._exit(0)  # no atexit handlers, no flushing of the parent's buffers
 
 
-def read_many(items: list[tuple[str, str]]) -> list[RecordBase]:
-    """The records in the files `items` names ((repository path, file path) pairs), in order."""
-    if len(items) < MIN_FILES or not can_fork():
-        return _read(items)
+def _on_two_cores(items: list[T], work: Callable[[list[T]], list[U]], least: int) -> list[U]:
+    if len(items) < least or not can_fork():
+        return work(items)
     half = len(items) // 2
     mine, theirs = items[:half], items[half:]
     r, w = os.pipe()
@@ -54,14 +76,14 @@ def read_many(items: list[tuple[str, str]]) -> list[RecordBase]:
     except OSError:
         os.close(r)
         os.close(w)
-        return _read(items)
+        return work(items)
     if pid == 0:  # pragma: no cover - the child leaves through os._exit
         os.close(r)
-        _child(theirs, w)
+        _child(work, theirs, w)
     os.close(w)
     data = b""
     try:
-        first = _read(mine)
+        first = work(mine)
         with os.fdopen(r, "rb") as pipe:
             data = pipe.read()
     finally:
@@ -69,10 +91,10 @@ def read_many(items: list[tuple[str, str]]) -> list[RecordBase]:
             os.close(r)
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, 0)
-    second: list[RecordBase] | None = None
+    second: list[U] | None = None
     with contextlib.suppress(Exception):
         # Our own child wrote it, a moment ago, through a pipe: not a file anyone could plant.
         second = pickle.loads(data) if data else None  # noqa: S301
     if second is None or len(second) != len(theirs):
-        second = _read(theirs)
+        second = work(theirs)
     return first + second

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
@@ -299,10 +300,17 @@ class Store:
         files = list(files)
         for folder in {p.parent for p in files}:
             confined(self.root, folder)  # never written through a link that leads out of the store
-        backups = {confined(self.root, p) if p.is_symlink() else p: (p.read_bytes() if p.exists() else None) for p in files}
+        backups: dict[Path, bytes | None] = {}
+        for p in files:
+            try:
+                link = stat.S_ISLNK(os.lstat(p).st_mode)
+            except FileNotFoundError:  # a new file (most of an import's): one system call, not two
+                backups[p] = None
+                continue
+            backups[confined(self.root, p) if link else p] = p.read_bytes() if p.exists() else None
         paths = [self.rel(p) for p in backups]
         # What each file held before (not HEAD): a repair puts an uncommitted hand edit back.
-        before = {self.rel(p): data for p, data in backups.items()}
+        before = dict(zip(paths, backups.values(), strict=True))
         write_journal(self.journal_path, self.git.head(), before, message.split("\n", 1)[0], durable=self.durable)
         return message, backups, paths
 

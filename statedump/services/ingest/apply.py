@@ -18,6 +18,7 @@ from statedump.core.errors import StatedumpError
 from statedump.core.layout import SESSION_FILE, record_path
 from statedump.core.redact import redact_model, redact_text, slug_text
 from statedump.core.store.fit import fit_record, fit_session
+from statedump.core.store.parallel import dump_many
 from statedump.core.store.store import Store
 from statedump.models import Checkpoint, RecordBase, Session, id_problem
 from statedump.models.ids import slugify
@@ -168,6 +169,7 @@ def apply_plan(
         writes.settled = {id(r) for r in plan.records if r.id not in only}
     # Each record's YAML is made while git packs the blobs of the files before it (see commit_bulk).
     files: dict[Path, Content] = {}
+    written: list[RecordBase] = []
     known = set(existing) | {r.id for r in plan.records}
     for index, raw in enumerate(plan.records):
         record = writes.record(raw, index)
@@ -182,6 +184,7 @@ def apply_plan(
         else:
             report.added.append(record)
         files[store.record_path(sid, record.kind, record.id)] = partial(writes.text, record)
+        written.append(record)
         missing = sorted({t for _, t in record.link_pairs() if t not in known})
         if missing:
             report.notes.append(f"{record.kind}/{record.id} links to records not in the file or the session: {', '.join(missing)}")
@@ -201,12 +204,12 @@ def apply_plan(
         dumps = list_dumps(store, sid)
         # Each folder looked at once (not twice for each of thousands of files).
         fresh = sorted((d for d in {d for p in files for d in (p.parent, p.parent.parent)} if not d.exists()), key=lambda d: -len(d.parts))
-        points: list[tuple[str, CheckpointMark, Snapshot | None]] = []
+        taken = {d.message.split("\n", 1)[0] for d in dumps}
+        points = _snapshots(store, sid, new_points, meta, parent, writes, taken, written)
 
         def snapshots() -> list[Snapshot]:
-            # Asked once every file's blob is in git's stream: the checkpoint commits go into
-            # the same pack; nothing refers to them until the tags are made.
-            points.extend(_snapshots(store, sid, new_points, meta, parent, writes, {d.message.split("\n", 1)[0] for d in dumps}))
+            # The checkpoint commits go into git's stream after every file's blob, into the
+            # same pack; nothing refers to them until the tags are made.
             return [snap for _, _, snap in points if snap is not None]
 
         try:
@@ -250,6 +253,12 @@ class _Writes:
             self._texts[id(record)] = (record, codec.dump_record(record).encode())
         return self._texts[id(record)][1]
 
+    def make_texts(self, records: list[RecordBase]) -> None:
+        """`text` of each of these records made now, all at once (see core/store/parallel.py)."""
+        missing = list({id(r): r for r in records if id(r) not in self._texts}.values())
+        for record, data in zip(missing, dump_many(missing), strict=True):
+            self._texts[id(record)] = (record, data)
+
 
 def _prepared(raw: RecordBase, index: int, existing: dict[str, RecordBase], base: datetime, guessed: set[str]) -> RecordBase | None:
     """The record as it will be written (merged, redacted, timed), or None when the session
@@ -274,37 +283,46 @@ def _prepared(raw: RecordBase, index: int, existing: dict[str, RecordBase], base
 
 
 def _snapshots(
-    store: Store, sid: str, points: list[CheckpointMark], meta: Session, parent: str | None, writes: _Writes, taken: set[str]
+    store: Store,
+    sid: str,
+    points: list[CheckpointMark],
+    meta: Session,
+    parent: str | None,
+    writes: _Writes,
+    taken: set[str],
+    also: list[RecordBase],
 ) -> list[tuple[str, CheckpointMark, Snapshot | None]]:
     """For each checkpoint not tagged yet (`taken`: the subjects of the session's dumps): its
     tag's subject, and the commit that holds the state as of that checkpoint (None: the tag
-    goes on the import's own commit)."""
+    goes on the import's own commit). The YAML of every record they hold, and of `also` (the
+    import's own files), is made first, all at once (on two cores for many records)."""
     before = {c.source for c in meta.checkpoints} - {p.source for p in points}
-    out: list[tuple[str, CheckpointMark, Snapshot | None]] = []
-    # A record unchanged between dumps is the same object in each snapshot: written once.
-    written: dict[int, tuple[str, bytes] | None] = {}
-    rels: dict[tuple[str, str], str] = {}
+    wanted: list[tuple[int, str, CheckpointMark, list[RecordBase | None]]] = []
     for k, point in enumerate(points):
         subject = f"State dump ({point.source}): {point.message}"
         if subject in taken:
             continue
+        held = [writes.record(raw, index) for index, raw in enumerate(point.records)] if parent is not None else []
+        wanted.append((k, subject, point, held))
+    writes.make_texts([*also, *(r for *_, held in wanted for r in held if r is not None)])
+    out: list[tuple[str, CheckpointMark, Snapshot | None]] = []
+    # A record unchanged between dumps is the same object in each snapshot: one path for it.
+    rels: dict[tuple[str, str], str] = {}
+    for k, subject, point, held in wanted:
         if parent is None or not point.records:
             out.append((subject, point, None))
             continue
         seen = before | {p.source for p in points[: k + 1]}
         files = {store.rel(store.session_dir(sid) / SESSION_FILE): codec.dump_session(_as_of(meta, seen)).encode()}
-        for index, raw in enumerate(point.records):
-            if id(raw) not in written:
-                record = writes.record(raw, index)
-                if record is not None and (record.kind, record.id) not in rels:
-                    # One path per record, however many versions of it the dumps hold, made as
-                    # the repository path it is (pathlib's join and relative_to were a tenth of
-                    # an import's writing).
-                    rels[record.kind, record.id] = record_path(sid, record.kind, record.id)
-                written[id(raw)] = None if record is None else (rels[record.kind, record.id], writes.text(record))
-            entry = written[id(raw)]
-            if entry is not None:
-                files[entry[0]] = entry[1]
+        for record in held:
+            if record is None:
+                continue
+            key = (record.kind, record.id)
+            if key not in rels:
+                # Made as the repository path it is (pathlib's join and relative_to were a
+                # tenth of an import's writing).
+                rels[key] = record_path(sid, record.kind, record.id)
+            files[rels[key]] = writes.text(record)
         message = f"{subject}\n\nStatedump-Session: {sid}\nStatedump-Action: checkpoint\nStatedump-Source: {point.source}\n"
         out.append((subject, point, Snapshot(files, message, point.at)))
     return out
