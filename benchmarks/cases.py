@@ -458,9 +458,7 @@ def import_(ctx: Context) -> list[Row]:
 
     def statedump_import(path: Path) -> dict[str, float]:
         count[0] += 1
-        root = ctx.workdir / f"import-store-{count[0]}"
-        if root.exists():
-            shutil.rmtree(root)
+        root = ctx.workdir / f"import-store-{os.getpid()}-{count[0]}"  # (never one an earlier run left: see below)
         generate.build_store(root, 0)
         made.append(root)
         os.sync()  # what the previous run and the store's creation wrote is on disk before the clock starts
@@ -473,11 +471,13 @@ def import_(ctx: Context) -> list[Row]:
     # Each shape's imports and loops take turns; the dense shape's runs come after, since the
     # 11,800 files each of its imports writes would otherwise still be going to disk while
     # the next import ran.
-    # The stores are removed only once all runs are done: on an ext4 file system without a
-    # journal (this machine's), creating a file right after thousands were deleted costs five
-    # times as much (the kernel passes over every inode freed in the last minutes, `recently_deleted`
-    # in a perf profile), so deleting the last run's 1,800 files would slow the next import's
-    # writes by 0.2 s: a cost of the benchmark's cleaning up, not of an import.
+    # The stores are removed only once all runs are done, never just before one: on this
+    # machine's file system (ext4 without a journal) creating files soon after thousands were
+    # deleted costs up to ten times as much (a perf profile of a slow run has the time in the
+    # kernel's `recently_deleted` check of each freed inode it passes over), so deleting the
+    # last run's files slowed the next import's writes by up to 0.3 s: a cost of the
+    # benchmark's cleaning up, not of an import. (A run started within minutes of one that
+    # deleted many files still measures some of it: see docs/performance.md.)
     runs: dict[str, list[tuple[dict[str, float], dict[str, float]]]] = {"import": [], "import-dense": []}
     try:
         for name, path in (("import", session), ("import-dense", dense)):
@@ -657,9 +657,20 @@ def placeholder(case: str, status: str, passed: bool | None = None) -> list[Row]
     return [Row(name, "", None, None, "", "", "", passed=passed, status=status) for name in TARGETS[case]]
 
 
+def compile_bytecode() -> None:
+    """statedump's modules compiled to bytecode before anything is timed, as `pip install`
+    does: the first process of a run would otherwise compile them on its clock."""
+    import compileall
+
+    compileall.compile_dir(str(Path(__file__).resolve().parent.parent / "statedump"), quiet=1)
+
+
 def environment() -> dict[str, str]:
-    """The environment for every subprocess: no user config, a fixed identity, no store from outside."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "STATEDUMP_"))}
+    """The environment for every subprocess: no user config, a fixed identity, no store from
+    outside, and Python's bytecode cached as for an installed tool (a shell that sets
+    PYTHONDONTWRITEBYTECODE made every run compile each module changed since the cache was
+    written: 40 ms of a 0.5 s import, measured on this machine; see `compile_bytecode`)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "STATEDUMP_")) and k != "PYTHONDONTWRITEBYTECODE"}
     env.update(
         GIT_CONFIG_NOSYSTEM="1",
         GIT_CONFIG_GLOBAL=os.devnull,

@@ -96,6 +96,8 @@ def run(argv: list[str] | None = None) -> int:
         if getattr(args, key) is not None:
             sizes[key] = getattr(args, key)
     env = cases.environment()
+    if not args.quick:  # (the quick run checks the runner, not the figures)
+        cases.compile_bytecode()
     # The generator runs git in this process too: same identity, no user config.
     os.environ.update({k: v for k, v in env.items() if k.startswith("GIT_")})
     to_json = args.json is not None

@@ -17,6 +17,7 @@ import pytest
 from helpers import CLAUDE_CODE_ENVELOPE, FIXTURES, ROOT, SECRETS, Cli, git, snapshot
 
 from benchmarks import generate
+from statedump.core import forking
 from statedump.core.git.fastimport import clean_message
 from statedump.core.redact import _PATTERNS, redact_text
 from statedump.core.store.store import Store
@@ -403,6 +404,7 @@ def test_a_scan_by_a_child_process_gives_the_plan_a_scan_here_gives(shape: str, 
         paths = _real_transcripts()
         assert len(paths) >= 5
     monkeypatch.setattr(linescan, "_BATCH", 7)  # many batches, one cut inside a tool round
+    monkeypatch.setattr(forking, "_cores", lambda: 2)  # (a one-core machine forks too, here)
     real_fork = os.fork
     forks: list[int] = []
 
@@ -445,6 +447,7 @@ def test_a_child_that_stops_early_leaves_the_rest_to_be_scanned_here(tmp_path: P
         real_send(fd, data)
 
     monkeypatch.setattr(linescan, "_send", dies_after_three)
+    monkeypatch.setattr(forking, "_cores", lambda: 2)
     monkeypatch.setattr(linescan, "_BATCH", 50)
     monkeypatch.setattr(linescan, "FORK_BYTES", 0)
     forked, forked_resume = _resumed_read(path)
@@ -458,6 +461,7 @@ def test_a_child_started_for_a_read_that_never_comes_is_stopped(tmp_path: Path, 
     path = tmp_path / "session.jsonl"
     generate.transcript(path, 0.3)
     monkeypatch.setattr(linescan, "FORK_BYTES", 0)
+    monkeypatch.setattr(forking, "_cores", lambda: 2)
     key = linescan.start(path, 0, claude_bytes.features)
     assert key is not None
     pid = linescan._started[key].pid
