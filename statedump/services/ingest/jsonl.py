@@ -199,9 +199,11 @@ def iter_jsonl(
     end = offset
     with open(path, "rb", buffering=0) as fh:
         fh.seek(offset)
-        decides = getattr(passed_over, "decide", None)
-        if decides is not None and resume is not None and linescan.forks(total):
-            source = _forked(path, fh, offset, decides, getattr(passed_over, "features"))  # noqa: B009  # (not every PassOver has it)
+        # A pass-over whose decision is split in two (claude_lines.Calls: `features` of the
+        # bytes, then `decide`) has the features found by a child for a big file.
+        features = getattr(passed_over, "features", None)
+        if features is not None and resume is not None and linescan.forks(total):
+            source = _forked(path, fh, offset, passed_over.decide, features)  # type: ignore[union-attr]  # (it has both)
         else:
             source = _decided(fh, offset, passed_over, digest)
         for number, (at, length, complete, passed, plain, given) in enumerate(source, start=lines + 1):
