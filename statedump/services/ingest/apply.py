@@ -207,12 +207,8 @@ def apply_plan(
         taken = {d.message.split("\n", 1)[0] for d in dumps}
         points = _snapshots(store, sid, new_points, meta, parent, writes, taken, written)
 
-        def snapshots() -> list[Snapshot]:
-            # The checkpoint commits go into git's stream after every file's blob, into the
-            # same pack; nothing refers to them until the tags are made.
-            return [snap for _, _, snap in points if snap is not None]
-
         try:
+            snapshots = [snap for _, _, snap in points if snap is not None]
             report.commit, commits = commit_bulk(store, files, _message(report), fixed(), CheckpointObjects(store, parent, snapshots))
         except BaseException:
             # The files are restored by the store; the folders made for them go too.

@@ -131,7 +131,7 @@ a few milliseconds; below this the file is read in less than 0.05 s)."""
 
 _BATCH = 1024
 """Lines per batch sent back: each is written at once, so that this process decides on them
-while the child finds the next (about 20 KB: the pipe holds three)."""
+while the child finds the next (20 to 40 KB each: the pipe holds one or two)."""
 
 _HEAD = struct.Struct("<II")  # lines in the batch, bytes of answers after them
 _ROW = struct.Struct("<QQbBBH")  # start, length, kind, flags, marks, length of its answer
