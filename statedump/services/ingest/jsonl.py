@@ -281,11 +281,13 @@ def _forked(
 ) -> Iterator[Decided]:
     """The same lines, their features found by a child process (linescan.py) and each decided
     here as it comes; a line to parse is read from the file then."""
-    for at, length, code, flags, answers, marks in linescan.scan(path, fh, offset, features):
-        if code == linescan.OVERLONG:
-            yield at, -length, False, False, False, None
-            continue
-        yield at, length, bool(marks & linescan.COMPLETE), decide(code, flags, answers), bool(marks & linescan.PLAIN), None
+    complete, looks_plain, overlong = linescan.COMPLETE, linescan.PLAIN, linescan.OVERLONG
+    for batch in linescan.scan(path, fh, offset, features):
+        for at, length, code, flags, answers, marks in batch:
+            if code == overlong:
+                yield at, -length, False, False, False, None
+                continue
+            yield at, length, bool(marks & complete), decide(code, flags, answers), bool(marks & looks_plain), None
 
 
 def _parsed(raw: bytes, number: int, plan: ImportPlan) -> dict[str, Any] | None:

@@ -176,14 +176,21 @@ def stop(key: tuple[str, int] | None) -> None:
         _end(child, done=False)
 
 
-def scan(path: Path, fh: BinaryIO, offset: int, features: Features) -> Iterator[Line]:
+def scan(path: Path, fh: BinaryIO, offset: int, features: Features) -> Iterator[list[Line]]:
     """Every line of the file from `offset` (`fh` is open on it), with its features, found by
-    a child: one `start` began, else one forked now."""
+    a child (one `start` began, else one forked now), in batches as the child sends them."""
     child = _started.pop((str(path.resolve()), offset), None) or _fork(path, offset, features)
     given = offset if child is None else (yield from _take(child))
     if given is not None:  # no child, or it stopped early: the rest is scanned here
         fh.seek(given)
-        yield from _here(fh, given, features)
+        batch: list[Line] = []
+        for line in _here(fh, given, features):
+            batch.append(line)
+            if len(batch) == _BATCH:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
 
 
 def _here(fh: BinaryIO | _Positioned, offset: int, features: Features) -> Iterator[Line]:
@@ -227,7 +234,7 @@ def _fork(path: Path, offset: int, features: Features) -> _Child | None:
     return _Child(pid, r)
 
 
-def _take(child: _Child) -> Generator[Line, None, int | None]:
+def _take(child: _Child) -> Generator[list[Line], None, int | None]:
     # Returns None when the child gave every line, else where the lines it did not give start.
     at: int | None = None
     done = False
@@ -243,10 +250,12 @@ def _take(child: _Child) -> Generator[Line, None, int | None]:
                 if len(rows) != count * _ROW.size or len(answers) != answered:
                     break
                 cut = 0
+                batch: list[Line] = []
                 for start, length, code, flags, marks, size in _ROW.iter_unpack(rows):
-                    yield start, length, code, flags, answers[cut : cut + size], marks
+                    batch.append((start, length, code, flags, answers[cut : cut + size], marks))
                     cut += size
-                    at = start + length
+                yield batch
+                at = batch[-1][0] + batch[-1][1]
     finally:
         child.pipe = -1
         _end(child, done)
