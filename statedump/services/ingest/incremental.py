@@ -143,10 +143,12 @@ def import_incremental(
                 reason = "grown, but the last import kept too much to replay: read whole"
             else:
                 resume = Resume(path.resolve(), state.offset, state.lines, replay[0], positions=replay[1])
-    from statedump.services.ingest.apply import apply_plan, source_label
-
     with resuming(resume):
         plan = read_plan(fmt, path, progress, every_line=strict)
+    # Only now: a big transcript's lines are being scanned by a child while the modules load
+    # (see linescan.py), which is a tenth of a second of the reading.
+    from statedump.services.ingest.apply import apply_plan, source_label
+
     read = ReadSpan("incremental" if resume.offset else "full", resume.offset, resume.end, size, reason)
     # What was read, for the commit's trailer: the bytes, and the digest of the tail the next
     # import compares (the whole file is not hashed: that alone cost half a json.loads loop).
