@@ -308,16 +308,22 @@ def test_the_child_writes_the_files_as_this_process_does(store: Store, tmp_path:
     transcript = tmp_path / "t.jsonl"
     generate.transcript(transcript, 0.3)
     made = {}
-    for name, offload in (("here", 10_000), ("child", 1)):
+    from statedump.core.store import parallel
+    from statedump.services.ingest.incremental import import_incremental
+
+    monkeypatch.setattr(forking, "_cores", lambda: 2)  # (a one-core machine forks too, here)
+    # Written here; by the child; and by the child with the YAML made on two cores (a fork),
+    # each file handed over as soon as it is made.
+    for name, offload, fork_from in (("here", 10_000, 10**9), ("child", 1, 10**9), ("forked", 1, 1)):
         monkeypatch.setattr(bulk, "OFFLOAD", offload)
+        monkeypatch.setattr(parallel, "MIN_DUMPS", fork_from)
         root = tmp_path / f"store-{name}"
         generate.build_store(root, 0)
-        twin = Store(root)
-        from statedump.services.ingest.incremental import import_incremental
-
-        import_incremental(twin, transcript, full=True)
-        made[name] = (git(root, "rev-parse", "HEAD^{tree}").strip(), _tree(root / "sessions"), git(root, "status", "--porcelain"))
-    assert made["here"] == made["child"]
+        report = import_incremental(Store(root), transcript, full=True)
+        tags = git(root, "for-each-ref", "--format=%(refname) %(*tree)", "refs/tags")
+        made[name] = (git(root, "rev-parse", "HEAD^{tree}").strip(), _tree(root / "sessions"), git(root, "status", "--porcelain"), tags)
+        assert report.checkpoints and report.tags
+    assert made["here"] == made["child"] == made["forked"]
     assert made["child"][2] == ""
 
 

@@ -48,9 +48,11 @@ def read_many(items: list[tuple[str, str]]) -> list[RecordBase]:
     return _on_two_cores(items, _read, MIN_FILES)
 
 
-def dump_many(records: list[RecordBase]) -> list[bytes]:
-    """The file of each record (`codec.dump_record`, encoded), in order."""
-    return _on_two_cores(records, _dump, MIN_DUMPS)
+def dump_many(records: list[RecordBase], each: Callable[[RecordBase, bytes], None] | None = None) -> list[bytes]:
+    """The file of each record (`codec.dump_record`, encoded), in order; `each(record, bytes)`
+    is told of each one as soon as this process has it (its own half as it makes them, the
+    child's when they come), so that the caller can write it meanwhile."""
+    return _on_two_cores(records, _dump, MIN_DUMPS, each)
 
 
 def _child(work: Callable[[list[T]], list[U]], items: list[T], fd: int) -> None:
@@ -65,9 +67,22 @@ def _child(work: Callable[[list[T]], list[U]], items: list[T], fd: int) -> None:
         os._exit(0)  # no atexit handlers, no flushing of the parent's buffers
 
 
-def _on_two_cores(items: list[T], work: Callable[[list[T]], list[U]], least: int) -> list[U]:
+def _on_two_cores(items: list[T], work: Callable[[list[T]], list[U]], least: int, told: Callable[[T, U], None] | None = None) -> list[U]:
+    """`work(items)`, half of it in a child; `told(item, result)` of each result as soon as
+    this process has it."""
+
+    def here(part: list[T]) -> list[U]:
+        if told is None:
+            return work(part)
+        out = []
+        for item in part:
+            result = work([item])[0]
+            told(item, result)
+            out.append(result)
+        return out
+
     if len(items) < least or not can_fork():
-        return work(items)
+        return here(items)
     half = len(items) // 2
     mine, theirs = items[:half], items[half:]
     r, w = os.pipe()
@@ -76,14 +91,14 @@ def _on_two_cores(items: list[T], work: Callable[[list[T]], list[U]], least: int
     except OSError:
         os.close(r)
         os.close(w)
-        return work(items)
+        return here(items)
     if pid == 0:  # pragma: no cover - the child leaves through os._exit
         os.close(r)
         _child(work, theirs, w)
     os.close(w)
     data = b""
     try:
-        first = work(mine)
+        first = here(mine)
         with os.fdopen(r, "rb") as pipe:
             data = pipe.read()
     finally:
@@ -96,5 +111,8 @@ def _on_two_cores(items: list[T], work: Callable[[list[T]], list[U]], least: int
         # Our own child wrote it, a moment ago, through a pipe: not a file anyone could plant.
         second = pickle.loads(data) if data else None  # noqa: S301
     if second is None or len(second) != len(theirs):
-        second = work(theirs)
+        return first + here(theirs)
+    if told is not None:
+        for item, result in zip(theirs, second, strict=True):
+            told(item, result)
     return first + second

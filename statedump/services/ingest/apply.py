@@ -7,6 +7,7 @@ together with `Store.commit_files`, which undoes everything when any step fails.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import partial
 from pathlib import Path
@@ -170,6 +171,8 @@ def apply_plan(
     # Each record's YAML is made while git packs the blobs of the files before it (see commit_bulk).
     files: dict[Path, Content] = {}
     written: list[RecordBase] = []
+    paths: dict[int, Path] = {}
+    """id() of a record written -> its file (`written` keeps it alive)."""
     known = set(existing) | {r.id for r in plan.records}
     for index, raw in enumerate(plan.records):
         record = writes.record(raw, index)
@@ -183,8 +186,10 @@ def apply_plan(
                 files[store.record_path(sid, old.kind, old.id)] = None
         else:
             report.added.append(record)
-        files[store.record_path(sid, record.kind, record.id)] = partial(writes.text, record)
+        at = store.record_path(sid, record.kind, record.id)
+        files[at] = partial(writes.text, record)
         written.append(record)
+        paths[id(record)] = at
         missing = sorted({t for _, t in record.link_pairs() if t not in known})
         if missing:
             report.notes.append(f"{record.kind}/{record.id} links to records not in the file or the session: {', '.join(missing)}")
@@ -205,11 +210,18 @@ def apply_plan(
         # Each folder looked at once (not twice for each of thousands of files).
         fresh = sorted((d for d in {d for p in files for d in (p.parent, p.parent.parent)} if not d.exists()), key=lambda d: -len(d.parts))
         taken = {d.message.split("\n", 1)[0] for d in dumps}
-        points = _snapshots(store, sid, new_points, meta, parent, writes, taken, written)
+        objects = CheckpointObjects(store, parent)
+        points: list[tuple[str, CheckpointMark, Snapshot | None]] = []
+
+        def make(give: Callable[[Path | None, bytes | None], None]) -> None:
+            # Every file's YAML and every checkpoint's, on two cores, each handed to the writer
+            # and to git as soon as it is made; then the checkpoint commits.
+            told = lambda record, data: give(paths.get(id(record)), data)  # noqa: E731
+            points.extend(_snapshots(store, sid, new_points, meta, parent, writes, taken, written, told))
+            objects.checkpoints([snap for _, _, snap in points if snap is not None])
 
         try:
-            snapshots = [snap for _, _, snap in points if snap is not None]
-            report.commit, commits = commit_bulk(store, files, _message(report), fixed(), CheckpointObjects(store, parent, snapshots))
+            report.commit, commits = commit_bulk(store, files, _message(report), fixed(), objects, make)
         except BaseException:
             # The files are restored by the store; the folders made for them go too.
             for folder in fresh:
@@ -249,10 +261,11 @@ class _Writes:
             self._texts[id(record)] = (record, codec.dump_record(record).encode())
         return self._texts[id(record)][1]
 
-    def make_texts(self, records: list[RecordBase]) -> None:
-        """`text` of each of these records made now, all at once (see core/store/parallel.py)."""
+    def make_texts(self, records: list[RecordBase], told: Callable[[RecordBase, bytes], None] | None = None) -> None:
+        """`text` of each of these records made now, all at once (see core/store/parallel.py),
+        and `told(record, bytes)` of each as soon as it is made."""
         missing = list({id(r): r for r in records if id(r) not in self._texts}.values())
-        for record, data in zip(missing, dump_many(missing), strict=True):
+        for record, data in zip(missing, dump_many(missing, told), strict=True):
             self._texts[id(record)] = (record, data)
 
 
@@ -287,6 +300,7 @@ def _snapshots(
     writes: _Writes,
     taken: set[str],
     also: list[RecordBase],
+    told: Callable[[RecordBase, bytes], None] | None = None,
 ) -> list[tuple[str, CheckpointMark, Snapshot | None]]:
     """For each checkpoint not tagged yet (`taken`: the subjects of the session's dumps): its
     tag's subject, and the commit that holds the state as of that checkpoint (None: the tag
@@ -300,7 +314,7 @@ def _snapshots(
             continue
         held = [writes.record(raw, index) for index, raw in enumerate(point.records)] if parent is not None else []
         wanted.append((k, subject, point, held))
-    writes.make_texts([*also, *(r for *_, held in wanted for r in held if r is not None)])
+    writes.make_texts([*also, *(r for *_, held in wanted for r in held if r is not None)], told)
     out: list[tuple[str, CheckpointMark, Snapshot | None]] = []
     # A record unchanged between dumps is the same object in each snapshot: one path for it.
     rels: dict[tuple[str, str], str] = {}

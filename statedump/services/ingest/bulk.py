@@ -54,25 +54,45 @@ class Objects(Protocol[T_co]):
         """The write failed: stop, leaving nothing any ref names."""
 
 
-def commit_bulk(store: Store, files: dict[Path, Content], message: str, when: datetime | None, objects: Objects[T_co]) -> tuple[str, T_co]:
+def commit_bulk(
+    store: Store,
+    files: dict[Path, Content],
+    message: str,
+    when: datetime | None,
+    objects: Objects[T_co],
+    make: Callable[[Callable[[Path | None, bytes | None], None]], None] | None = None,
+) -> tuple[str, T_co]:
     """Write (or delete) the files and commit them as one change; the caller holds the lock.
 
-    Each file's bytes are made (when they are given as a callable) and handed to `objects` and
-    to the writer; then `objects` is closed, the files are finished while it works, and its
-    result is returned with the commit's id.
+    Once the write is begun (the journal written, the writer started), `make(give)` may make
+    the files' bytes its own way and hand each over as soon as it has it: `give(path, bytes)`
+    for one of `files`, `give(None, bytes)` for a blob only `objects` wants. Every file not
+    given then has its bytes made (when they are given as a callable) and handed over in
+    turn; then `objects` is closed, the files are finished while it works, and its result is
+    returned with the commit's id.
     """
     message, backups, paths = store.begin_write(files, message)
     writer = FileWriter() if len(files) >= OFFLOAD else None
+    made: list[tuple[Path, bytes | None]] = []
+    given: set[Path] = set()
+
+    def give(path: Path | None, data: bytes | None) -> None:
+        if data is not None:
+            objects.blob(data)
+        if path is None:
+            return
+        given.add(path)
+        if writer is None:
+            made.append((path, data))
+        else:
+            writer.write(path, data)
+
     try:
-        made: list[tuple[Path, bytes | None]] = []
+        if make is not None:
+            make(give)
         for path, content in files.items():
-            data = content() if callable(content) else content
-            if data is not None:
-                objects.blob(data)
-            if writer is None:
-                made.append((path, data))
-            else:
-                writer.write(path, data)
+            if path not in given:
+                give(path, content() if callable(content) else content)
         objects.close()
         if writer is None:
             write_files(made)

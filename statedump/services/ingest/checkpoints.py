@@ -40,44 +40,42 @@ class Snapshot:
 class CheckpointObjects:
     """The import's blobs and its checkpoint commits, written by one fast-import fed while the
     import's files are made (see `commit_bulk`): `blob` for each file's bytes as they are
-    made, `close` once all are, `wait` for the commits' ids. No ref, index or file of the work
-    tree changes. `snapshots` are the checkpoint commits to make on top of `base`, each the
-    parent of the next. They go to git first, with the first blob: git builds their trees
-    while the import's files are written (after the last blob they were 0.06 s of waiting)."""
+    made, `checkpoints` as soon as the checkpoint commits are known (git builds their trees
+    while the rest is handed over and the files are written), `close` once all is given,
+    `wait` for the commits' ids. No ref, index or file of the work tree changes. The
+    checkpoint commits go on top of `base`, each the parent of the next."""
 
-    def __init__(self, store: Store, base: str | None, snapshots: list[Snapshot]):
-        if snapshots and base is None:
-            raise GitFailed("checkpoint commits need a commit before the import", where=store.root)
+    def __init__(self, store: Store, base: str | None):
         self._store = store
         self._base = base
-        self._snapshots = snapshots
         self._git: Feed | None = None
         self._commits: list[int] = []
 
     def _stream(self) -> Stream:
         if self._git is None:  # started with the first blob: a failure before it leaves no process behind
             self._git = self._store.git.feed()
-            self._checkpoints(self._git.stream)
         return self._git.stream
 
-    def _checkpoints(self, stream: Stream) -> None:
-        if not self._snapshots or self._base is None:
+    def blob(self, data: bytes) -> None:
+        self._stream().blob(data)
+
+    def checkpoints(self, snapshots: list[Snapshot]) -> None:
+        """The checkpoint commits, into the stream now."""
+        if not snapshots:
             return
+        if self._base is None:
+            raise GitFailed("checkpoint commits need a commit before the import", where=self._store.root)
         who = self._store.git.signers()
         tree = self._store.git.rev_parse(f"{self._base}^{{tree}}")
         previous = self._base
-        for snap in self._snapshots:
+        stream = self._stream()
+        for snap in snapshots:
             made = stream.commit(_REF, previous, tree, snap.files, snap.message, who, snap.when)
             self._commits.append(made)
             previous = f":{made}"
         stream.reset(_REF)
 
-    def blob(self, data: bytes) -> None:
-        self._stream().blob(data)
-
     def close(self) -> None:
-        if self._snapshots:
-            self._stream()  # (an import that writes no file of its own still has its checkpoints)
         if self._git is not None:
             self._git.close()
 
