@@ -23,7 +23,7 @@ from statedump.core.store.parallel import dump_many
 from statedump.core.store.store import Store
 from statedump.models import Checkpoint, RecordBase, Session, id_problem
 from statedump.models.ids import slugify
-from statedump.services.ingest.bulk import Content, commit_bulk
+from statedump.services.ingest.bulk import OFFLOAD, Content, commit_bulk
 from statedump.services.ingest.checkpoints import CheckpointObjects, Snapshot, write_tags
 from statedump.services.ingest.jsonl import file_digest
 from statedump.services.ingest.plan import SESSION_FACTS, CheckpointMark, ImportPlan
@@ -210,7 +210,7 @@ def apply_plan(
         # Each folder looked at once (not twice for each of thousands of files).
         fresh = sorted((d for d in {d for p in files for d in (p.parent, p.parent.parent)} if not d.exists()), key=lambda d: -len(d.parts))
         taken = {d.message.split("\n", 1)[0] for d in dumps}
-        objects = CheckpointObjects(store, parent)
+        objects = CheckpointObjects(store, parent, pack=len(files) >= OFFLOAD)
         points: list[tuple[str, CheckpointMark, Snapshot | None]] = []
 
         def make(give: Callable[[Path | None, bytes | None], None]) -> None:

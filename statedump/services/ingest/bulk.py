@@ -32,7 +32,8 @@ T_co = TypeVar("T_co", covariant=True)
 
 
 OFFLOAD = 200
-"""From this many files, a child process writes them (starting one costs about 25 ms of the other core)."""
+"""From this many files, a child process writes them (starting one costs about 25 ms of the
+other core), and their blobs go to git in one pack (fewer: `update-index` writes them)."""
 
 Content = bytes | Callable[[], bytes] | None
 """A file's bytes, or how to make them (called once, in order), or None to delete it."""

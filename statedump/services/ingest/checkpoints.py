@@ -7,7 +7,8 @@ known at that point; its parent is the previous checkpoint's commit (the first o
 commit before the import). The dump tag points at it. The branch itself never moves.
 
 All of it goes through one `git fast-import` before the import's commit (every blob, the
-import's files too, in one pack, and the checkpoint commits; fed while the files are made) and
+import's files too when there are many, in one pack, and the checkpoint commits; fed while the
+files are made) and
 one after it (the dump tags), instead of half a dozen git processes per checkpoint and a loose object file per
 record. The objects are the ones `git commit-tree` and `git tag -a` would make: the same
 trees, the same identity and dates, the same messages.
@@ -45,9 +46,12 @@ class CheckpointObjects:
     `wait` for the commits' ids. No ref, index or file of the work tree changes. The
     checkpoint commits go on top of `base`, each the parent of the next."""
 
-    def __init__(self, store: Store, base: str | None):
+    def __init__(self, store: Store, base: str | None, *, pack: bool = True):
         self._store = store
         self._base = base
+        self._pack = pack
+        """The import's own blobs go into the pack too (for a few files, `git update-index`
+        writes them itself: cheaper than a fast-import for them alone)."""
         self._git: Feed | None = None
         self._commits: list[int] = []
 
@@ -57,7 +61,8 @@ class CheckpointObjects:
         return self._git.stream
 
     def blob(self, data: bytes) -> None:
-        self._stream().blob(data)
+        if self._pack:
+            self._stream().blob(data)
 
     def checkpoints(self, snapshots: list[Snapshot]) -> None:
         """The checkpoint commits, into the stream now."""

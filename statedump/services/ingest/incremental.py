@@ -131,6 +131,8 @@ def import_incremental(
     state = None if full or strict else _load(where)
     reason = "asked to read whole" if full or strict else "no earlier import"
     resume = Resume(path.resolve())
+    checked: dict[int, bytes] = {}
+    """Line number -> the digest a kept line was found to have when it was read back (not hashed again)."""
     if state is not None:
         mode, reason = _compare(path, size, state)
         if mode == "unchanged":
@@ -143,6 +145,7 @@ def import_incremental(
                 reason = "grown, but the last import kept too much to replay: read whole"
             else:
                 resume = Resume(path.resolve(), state.offset, state.lines, replay[0], positions=replay[1])
+                checked = replay[2]
     with resuming(resume):
         plan = read_plan(fmt, path, progress, every_line=strict)
     # Only now: a big transcript's lines are being scanned by a child while the modules load
@@ -171,7 +174,20 @@ def import_incremental(
                 # A reader that parses most of a big file (Codex's) would replay most of it: a
                 # whole read costs the same, without a second copy of the file under .git.
                 kept = None
-            _save(where, path, report.session, size, resume.end, resume.end_lines, tail, kept, digests, resume.others, resume.positions)
+            _save(
+                where,
+                path,
+                report.session,
+                size,
+                resume.end,
+                resume.end_lines,
+                tail,
+                kept,
+                digests,
+                resume.others,
+                resume.positions,
+                checked,
+            )
         else:  # read whole each time it changes; the state only tells it unchanged
             # (What it read instead, the decompressed copy, is gone: it is no file to follow.)
             _save(where, path, report.session, size, size, 0, tail, None, digests, {})
@@ -235,10 +251,10 @@ def _line_digest(raw: bytes) -> str:
     return hashlib.blake2b(raw, digest_size=8).hexdigest()
 
 
-def _replay(where: Path, state: _State, transcript: Path) -> tuple[list[tuple[int, bytes]], dict[int, int]] | None:
+def _replay(where: Path, state: _State, transcript: Path) -> tuple[list[tuple[int, bytes]], dict[int, int], dict[int, bytes]] | None:
     """The kept lines (read back from the transcript at the places the state names, each
     checked against its digest) and their places; None when they were not kept or any cannot
-    be read back as it was (the file is then read whole)."""
+    be read back as it was (the file is then read whole); and the digests they were checked against."""
     if state.kept is None:
         return None
     try:
@@ -247,6 +263,7 @@ def _replay(where: Path, state: _State, transcript: Path) -> tuple[list[tuple[in
             body = fh.read()
         out: list[tuple[int, bytes]] = []
         places: dict[int, int] = {}
+        checked: dict[int, bytes] = {}
         with open(transcript, "rb") as source:
             for entry in body.splitlines():
                 number, _, ref = entry.partition(b"\t")
@@ -262,9 +279,10 @@ def _replay(where: Path, state: _State, transcript: Path) -> tuple[list[tuple[in
                     return None
                 out.append((int(number), raw))
                 places[int(number)] = int(start)
+                checked[int(number)] = digest
     except (OSError, ValueError):
         return None
-    return (out, places) if len(out) == state.kept else None
+    return (out, places, checked) if len(out) == state.kept else None
 
 
 def _save(
@@ -279,6 +297,7 @@ def _save(
     records: dict[str, str],
     others: dict[str, tuple[int, int]],
     positions: dict[int, int] | None = None,
+    checked: dict[int, bytes] | None = None,
 ) -> None:
     """The state after a committed import, written atomically. A failure is not the user's
     error: the state left behind (or none) only makes the next import read more again."""
@@ -297,10 +316,11 @@ def _save(
     # A kept line is named by where it starts, its length and a digest, never by its text: the
     # transcript holds what the user pasted (keys among it), and .git/statedump holds no secret.
     places = positions or {}
+    known = checked or {}
     body = b"".join(
         b"%d\t%s" % (number, raw)
         if raw.startswith(b"!")
-        else b"%d\t%d:%d:%s\n" % (number, places[number], len(raw), _line_digest(raw).encode())
+        else b"%d\t%d:%d:%s\n" % (number, places[number], len(raw), known.get(number) or _line_digest(raw).encode())
         for number, raw in kept or ()
         if raw.startswith(b"!") or number in places
     )
