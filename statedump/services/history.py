@@ -106,6 +106,37 @@ def session_log(store: Store, session: str, limit: int | None = None) -> list[En
     return [_entry(c, p, session) for c, p in store.git.log([f"{session_path(session)}/"], limit=limit)]
 
 
+def record_logs(store: Store, session: str, kinds: dict[str, str]) -> tuple[dict[str, list[Entry]], dict[str, int]]:
+    """`record_log` of each of these records (id -> the kind folder its file is in now, as the
+    session was loaded), from one log query for all of them (a query per record was a git
+    process each: 750 benchmarks made `render` of a 10,000-record session take 2.8 s instead
+    of 0.8 s); and each commit's place, newest first (0 the newest)."""
+    wanted = {record_id: record_paths(session, record_id) for record_id in kinds}
+    rows = store.git.log(sorted({path for paths in wanted.values() for path in paths})) if wanted else []
+    order = {commit.sha: n for n, (commit, _) in enumerate(rows)}
+    touched: dict[str, list[int]] = {}
+    for n, (_, changed) in enumerate(rows):
+        for path in changed:
+            touched.setdefault(path, []).append(n)
+
+    def log_of(paths: list[str]) -> list[tuple[Commit, tuple[str, ...]]]:
+        # What `git log -- paths` gives: each commit that changed any of them, with those it changed.
+        among = set(paths)
+        places = sorted({n for path in paths for n in touched.get(path, ())})
+        return [(rows[n][0], tuple(p for p in rows[n][1] if p in among)) for n in places]
+
+    logs: dict[str, list[Entry]] = {}
+    for record_id, paths in wanted.items():
+        kind = kinds[record_id]
+        # As `record_log` decides between the literal path of its kind and every kind's.
+        literal = log_of([record_path(session, kind, record_id)])
+        if _born_here(literal, f"{kind}/{record_id}"):
+            logs[record_id] = [_entry(c, ps, session) for c, ps in literal]
+            continue
+        logs[record_id] = [_entry(c, ps, session) for c, ps in log_of(paths)]
+    return logs, order
+
+
 def record_at(store: Store, rev: str, session: str, record_id: str, likely: str | None = None) -> RecordBase | None:
     """The record as of `rev` (in whichever kind folder it was then), or None when it did not
     exist there or cannot be read. `likely` names the kind folder to look in first (each

@@ -11,11 +11,12 @@ a decision settles its review.
 
 from __future__ import annotations
 
+from statedump.core.layout import record_path
 from statedump.core.store.store import Store
 from statedump.models import Benchmark, Command, Decision
 from statedump.models.state import SessionState
 from statedump.services.check import Finding
-from statedump.services.history import describe_change, record_at, record_log
+from statedump.services.history import describe_change, record_at, record_logs
 
 _OWN_CODES = ("enforcement-", "superseded-")
 
@@ -23,16 +24,27 @@ _OWN_CODES = ("enforcement-", "superseded-")
 def stale_benchmarks(store: Store, session: str, state: SessionState) -> dict[str, str]:
     """Benchmark id -> why it is stale, for each `valid` benchmark whose `produced_by` command
     changed since the commit that last changed the benchmark."""
+    measured = [(b, [c for c in b.links.produced_by if isinstance(state.get(c), Command)]) for b in state.of_kind(Benchmark)]
+    measured = [(b, commands) for b, commands in measured if b.status == "valid" and commands]
+    if not measured:
+        return {}
+    # Every history at once; a command is read as of a benchmark's commit only when a later
+    # commit changed it, or it has uncommitted changes: otherwise it is as it was then.
+    commands = {c for _, cs in measured for c in cs}
+    logs, order = record_logs(store, session, {**{b.id: b.kind for b, _ in measured}, **{c: "command" for c in commands}})
+    files = {c: record_path(session, "command", c) for c in commands}
+    dirty = set(store.git.dirty(sorted(files.values())))
+    edited = {c for c, path in files.items() if path in dirty}
     out: dict[str, str] = {}
-    for b in state.of_kind(Benchmark):
-        commands = [c for c in b.links.produced_by if isinstance(state.get(c), Command)]
-        if b.status != "valid" or not commands:
-            continue
-        history = record_log(store, session, b.id)
+    for b, cids in measured:
+        history = logs.get(b.id)
         if not history:
             continue  # not committed yet: nothing to date the measurement by
         since = history[0].sha
-        for cid in commands:
+        for cid in cids:
+            later = bool(logs.get(cid)) and order.get(logs[cid][0].sha, len(order)) < order.get(since, len(order))
+            if not later and cid not in edited:
+                continue
             before = record_at(store, since, session, cid, "command")
             change = describe_change(before, state.get(cid)) if before is not None else None
             if change is not None:

@@ -309,6 +309,21 @@ def test_a_benchmark_is_stale_after_its_command_is_edited(demo_copy: Path) -> No
     assert "status: valid" in (demo_copy / "sessions" / SESSION / "benchmark" / "bench-fresh-c8.yaml").read_text()
 
 
+def test_a_benchmark_is_stale_after_its_command_is_edited_by_hand_and_not_committed(demo_copy: Path) -> None:
+    cli = Cli(demo_copy)
+    added = cli(
+        "add", "benchmark", "--id", "bench-fresh-c8", "--title", "Fresh c8 run", "--field", "concurrency=8",
+        "--field", "metrics=[{name: output_throughput, value: 900, unit: tok/s}]", "--link", "produced_by:bench-serving-c1",
+    )  # fmt: skip
+    assert added.exit_code == 0, added.output
+    path = demo_copy / "sessions" / SESSION / "command" / "bench-serving-c1.yaml"
+    path.write_text(path.read_text().replace("--num-prompts 16", "--num-prompts 64"))  # no commit
+    r = cli("check")
+    assert "benchmark-command-changed: benchmark/bench-fresh-c8: produced_by command bench-serving-c1 changed since" in r.stdout
+    path.write_text(path.read_text().replace("--num-prompts 64", "--num-prompts 16"))
+    assert "benchmark/bench-fresh-c8" not in cli("check").stdout
+
+
 def test_a_unit_by_name_is_read_through_systemctl_cat(demo_root: Path, unit: Path, tmp_path: Path) -> None:
     # A stand-in `systemctl` on PATH prints what `systemctl cat NAME` prints: each file after a `# path` line.
     bin_dir = tmp_path / "bin"

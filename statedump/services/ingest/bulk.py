@@ -15,7 +15,8 @@ and unstaged when anything fails, the journal removed after the commit.
 The files' blobs go to a git process (`Objects`), which packs them on another core while the
 files are written. A batch of many files is written by a child process as the files are made
 (`core/filewriter.py`), so that the kernel's time creating them overlaps the making of the
-next ones; a few files are written here, after all are made.
+next ones; a few files are written here, after all are made. The caller may make the files'
+bytes its own way (`make`: on two cores, see apply.py) and hand each over as soon as it has it.
 """
 
 from __future__ import annotations
