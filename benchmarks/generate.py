@@ -351,6 +351,19 @@ def transcript(path: Path, megabytes: float, seed: int = 11, *, dense: bool = Fa
     return size
 
 
+ENVELOPE: dict[str, object] = {
+    "parentUuid": None,
+    "isSidechain": False,
+    "userType": "external",
+    "cwd": "/home/ann/deploy",
+    "sessionId": "5e0c2a7b-1f3d-4c1e-8a2b-6d9e4f0a7c11",
+    "version": "2.0.61",
+    "gitBranch": "main",
+}
+"""The fields around every message line of a Claude Code transcript, with our own values
+(the order Claude Code writes them in; `parentUuid` is each line's own)."""
+
+
 class _Envelope:
     """The fields every Claude Code line carries, with uuids in order and a clock that moves on."""
 
@@ -365,13 +378,8 @@ class _Envelope:
         uuid = f"00000000-0000-4000-8000-{self.n:012d}"
         self.when += timedelta(seconds=self.rng.randint(1, 30))
         env = {
+            **ENVELOPE,
             "parentUuid": self.parent,
-            "isSidechain": False,
-            "userType": "external",
-            "cwd": "/home/ann/deploy",
-            "sessionId": "5e0c2a7b-1f3d-4c1e-8a2b-6d9e4f0a7c11",
-            "version": "2.0.61",
-            "gitBranch": "main",
             "uuid": uuid,
             "timestamp": self.when.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         }

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from benchmarks import generate
 from statedump.cli import main
 
 TESTS = Path(__file__).resolve().parent
@@ -83,16 +84,8 @@ class Cli:
 
 # -- Claude Code transcript lines for tests ------------------------------------------------
 
-CLAUDE_CODE_ENVELOPE: dict[str, object] = {
-    "parentUuid": None,
-    "isSidechain": False,
-    "userType": "external",
-    "cwd": "/home/ann/deploy",
-    "sessionId": "5e0c2a7b-1f3d-4c1e-8a2b-6d9e4f0a7c11",
-    "version": "2.0.61",
-    "gitBranch": "main",
-}
-"""The fields around every message line of a Claude Code transcript, with our own values."""
+CLAUDE_CODE_ENVELOPE = generate.ENVELOPE
+"""The fields around every message line of a Claude Code transcript, as the benchmark's generator writes them."""
 
 
 # -- the secrets corpus: every shape redaction must hide, fed through every entry point --

@@ -286,13 +286,18 @@ def test_check_reports_the_decision_that_needs_review(demo_root: Path) -> None:
     assert json.loads(Cli(demo_root)("check", "--json", "--strict").output)["ok"] is False
 
 
-def test_a_benchmark_is_stale_after_its_command_is_edited(demo_copy: Path) -> None:
-    cli = Cli(demo_copy)
+def _add_fresh_benchmark(cli: Cli) -> None:
+    """A benchmark measured now with the demo's bench-serving-c1 command."""
     added = cli(
         "add", "benchmark", "--id", "bench-fresh-c8", "--title", "Fresh c8 run", "--field", "concurrency=8",
         "--field", "metrics=[{name: output_throughput, value: 900, unit: tok/s}]", "--link", "produced_by:bench-serving-c1",
     )  # fmt: skip
     assert added.exit_code == 0, added.output
+
+
+def test_a_benchmark_is_stale_after_its_command_is_edited(demo_copy: Path) -> None:
+    cli = Cli(demo_copy)
+    _add_fresh_benchmark(cli)
     assert "benchmark-command-changed" not in cli("check").output
     text = _text(cli, "bench-serving-c1")
     assert cli("edit", "bench-serving-c1", "--field", f"text={text.replace('--num-prompts 16', '--num-prompts 64')}").exit_code == 0
@@ -311,11 +316,7 @@ def test_a_benchmark_is_stale_after_its_command_is_edited(demo_copy: Path) -> No
 
 def test_a_benchmark_is_stale_after_its_command_is_edited_by_hand_and_not_committed(demo_copy: Path) -> None:
     cli = Cli(demo_copy)
-    added = cli(
-        "add", "benchmark", "--id", "bench-fresh-c8", "--title", "Fresh c8 run", "--field", "concurrency=8",
-        "--field", "metrics=[{name: output_throughput, value: 900, unit: tok/s}]", "--link", "produced_by:bench-serving-c1",
-    )  # fmt: skip
-    assert added.exit_code == 0, added.output
+    _add_fresh_benchmark(cli)
     path = demo_copy / "sessions" / SESSION / "command" / "bench-serving-c1.yaml"
     path.write_text(path.read_text().replace("--num-prompts 16", "--num-prompts 64"))  # no commit
     r = cli("check")

@@ -28,12 +28,9 @@ INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
 
 
-def converse(store: Store, *lines: str | dict[str, Any], expect: int) -> list[dict[str, Any]]:
-    """Initialize, send `lines` (text as it is, mappings as JSON), wait for `expect` messages
-    after the initialize result, then close stdin and return them. The server must answer
-    within the deadline and stop when stdin closes, and write nothing else."""
-    raw = [json.dumps(INIT), json.dumps(INITIALIZED), *(line if isinstance(line, str) else json.dumps(line) for line in lines)]
-    proc = subprocess.Popen(
+def _start(store: Store) -> subprocess.Popen[bytes]:
+    """`statedump mcp` on the store, its three streams piped, as an agent's client starts it."""
+    return subprocess.Popen(
         [sys.executable, "-m", "statedump", "mcp", "--store", str(store.root)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -41,6 +38,14 @@ def converse(store: Store, *lines: str | dict[str, Any], expect: int) -> list[di
         env=server_env(),
         cwd=store.root,
     )
+
+
+def converse(store: Store, *lines: str | dict[str, Any], expect: int) -> list[dict[str, Any]]:
+    """Initialize, send `lines` (text as it is, mappings as JSON), wait for `expect` messages
+    after the initialize result, then close stdin and return them. The server must answer
+    within the deadline and stop when stdin closes, and write nothing else."""
+    raw = [json.dumps(INIT), json.dumps(INITIALIZED), *(line if isinstance(line, str) else json.dumps(line) for line in lines)]
+    proc = _start(store)
     assert proc.stdin is not None and proc.stdout is not None
     try:
         proc.stdin.write(("\n".join(raw) + "\n").encode())
@@ -157,14 +162,7 @@ def test_a_session_of_the_wrong_type_is_refused_and_nothing_is_written(store: St
 
 def test_a_client_that_stops_reading_ends_the_server_quietly(store: Store) -> None:
     # The agent's client died: its end of our stdout is closed while answers are due.
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "statedump", "mcp", "--store", str(store.root)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=server_env(),
-        cwd=store.root,
-    )
+    proc = _start(store)
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()
     calls = [json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/list"}) for n in range(50)]

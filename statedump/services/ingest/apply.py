@@ -216,7 +216,9 @@ def apply_plan(
         def make(give: Callable[[Path | None, bytes | None], None]) -> None:
             # Every file's YAML and every checkpoint's, on two cores, each handed to the writer
             # and to git as soon as it is made; then the checkpoint commits.
-            told = lambda record, data: give(paths.get(id(record)), data)  # noqa: E731
+            def told(record: RecordBase, data: bytes) -> None:
+                give(paths.get(id(record)), data)
+
             points.extend(_snapshots(store, sid, new_points, meta, parent, writes, taken, written, told))
             objects.checkpoints([snap for _, _, snap in points if snap is not None])
 
